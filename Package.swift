@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// System libraries only: every C dependency comes from Debian's -dev packages through pkg-config.
+let package = Package(
+    name: "Time",
+    products: [
+        .executable(name: "time-agent", targets: ["time-agent"]),
+        .executable(name: "timectl", targets: ["timectl"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CGLib", path: "Sources/CGLib", pkgConfig: "gobject-2.0",
+                       providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1",
+                       providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CNotify", path: "Sources/CNotify", pkgConfig: "libnotify",
+                       providers: [.apt(["libnotify-dev"])]),
+
+        .target(name: "TimeCore", dependencies: ["CSQLite", "CGLib"]),
+        .target(name: "DBusKit", dependencies: ["CDBus", "CGLib"]),
+        .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
+        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "CGLib"]),
+        .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
+        .executableTarget(name: "timectl", dependencies: ["DBusKit", "CGLib"]),
+
+        .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit"]),
+        .testTarget(name: "NotifierTests", dependencies: ["Notifier"]),
+        .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit"]),
+    ]
+)

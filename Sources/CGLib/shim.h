@@ -1,0 +1,3 @@
+#include <glib.h>
+#include <glib-object.h>
+#include <glib-unix.h>

@@ -1,0 +1,3 @@
+import XCTest
+@testable import TimeCore
+final class TimeCorePlaceholderTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }
