@@ -1,0 +1,73 @@
+/// A calendar date without a time zone, with day arithmetic done on plain integers
+/// (Howard Hinnant's days-from-civil algorithm), so no time zone database is needed for it.
+public struct CivilDate: Equatable, Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year; self.month = month; self.day = day
+    }
+
+    /// Days since 1970-01-01.
+    public var dayNumber: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146097 + dayOfEra - 719468
+    }
+
+    public init(dayNumber: Int) {
+        let z = dayNumber + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let dayOfEra = z - era * 146097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        day = dayOfYear - (153 * mp + 2) / 5 + 1
+        month = mp < 10 ? mp + 3 : mp - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    }
+
+    public func adding(days: Int) -> CivilDate { CivilDate(dayNumber: dayNumber + days) }
+
+    /// 1 = Monday ... 7 = Sunday.
+    public var isoWeekday: Int { ((dayNumber % 7 + 7 + 3) % 7) + 1 }
+
+    public var isValid: Bool {
+        (1...12).contains(month) && day >= 1 && CivilDate(dayNumber: dayNumber) == self
+    }
+
+    /// The ISO 8601 week-numbering year and week of this date.
+    public var isoWeek: (year: Int, week: Int) {
+        let thursday = adding(days: 4 - isoWeekday)
+        let firstOfYear = CivilDate(year: thursday.year, month: 1, day: 1)
+        return (thursday.year, (thursday.dayNumber - firstOfYear.dayNumber) / 7 + 1)
+    }
+
+    /// The Monday of ISO week `week` of `year`, or nil when that week does not exist.
+    public static func mondayOfISOWeek(year: Int, week: Int) -> CivilDate? {
+        guard week >= 1 && week <= 53 else { return nil }
+        let january4 = CivilDate(year: year, month: 1, day: 4)
+        let monday = january4.adding(days: 1 - january4.isoWeekday + (week - 1) * 7)
+        return monday.isoWeek.year == year ? monday : nil
+    }
+
+    public static func < (a: CivilDate, b: CivilDate) -> Bool { a.dayNumber < b.dayNumber }
+
+    public var description: String { "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))" }
+
+    /// The UTC month a Unix time falls in, "YYYY-MM": the key of a snapshot chunk.
+    static func utcMonthKey(_ time: Int64) -> String {
+        let days = Int((time >= 0 ? time : time - 86399) / 86400)
+        let date = CivilDate(dayNumber: days)
+        return "\(pad(date.year, 4))-\(pad(date.month, 2))"
+    }
+}
+
+func pad(_ value: Int, _ width: Int) -> String {
+    let digits = String(abs(value))
+    return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
+}

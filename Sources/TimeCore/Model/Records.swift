@@ -1,0 +1,59 @@
+public typealias ProjectID = Int64
+public typealias SessionID = Int64
+
+public struct Category: Equatable, Sendable {
+    public var id: Int64
+    public var name: String
+}
+
+public struct Project: Equatable, Sendable {
+    public var id: ProjectID
+    public var name: String
+    /// `#rrggbb`, lower case.
+    public var color: String
+    public var categoryID: Int64?
+    public var archived: Bool
+}
+
+/// One stretch of active time. `end` is nil while it runs.
+public struct Segment: Equatable, Sendable {
+    public var start: Int64
+    public var end: Int64?
+    public init(start: Int64, end: Int64?) { self.start = start; self.end = end }
+
+    func seconds(at now: Int64) -> Int64 { max(0, (end ?? now) - start) }
+}
+
+/// A work session. Its active time is its segments plus `unrecordedSeconds`: time that a store
+/// from before segments existed (v2, v3) kept only as a total, which reports spread over the span.
+public struct WorkSession: Equatable, Sendable {
+    public var id: SessionID
+    public var projectID: ProjectID
+    public var start: Int64
+    /// nil while the session is open (running or paused).
+    public var end: Int64?
+    public var unrecordedSeconds: Int64
+    public var note: String
+    public var segments: [Segment]
+
+    public var isOpen: Bool { end == nil }
+    public var isRunning: Bool { isOpen && segments.last.map { $0.end == nil } == true }
+    public var hasUnrecordedTime: Bool { unrecordedSeconds > 0 }
+
+    public func activeSeconds(at now: Int64) -> Int64 {
+        segments.reduce(unrecordedSeconds) { $0 + $1.seconds(at: now) }
+    }
+
+    /// Active seconds before the running segment began (all of them when paused or completed).
+    public var settledSeconds: Int64 {
+        segments.reduce(unrecordedSeconds) { total, segment in
+            total + (segment.end.map { max(0, $0 - segment.start) } ?? 0)
+        }
+    }
+
+    public var state: TimerState { isOpen ? (isRunning ? .running : .paused) : .completed }
+}
+
+public enum TimerState: String, Sendable {
+    case idle, running, paused, completed
+}

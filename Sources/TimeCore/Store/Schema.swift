@@ -1,0 +1,94 @@
+/// The store's schema versions as named, ordered migrations, applied once each in a transaction
+/// (the shape of GRDB's DatabaseMigrator). `PRAGMA user_version` records the version reached.
+///
+/// v2: projects, categories, sessions with a total of active time and no notes.
+/// v3: notes on sessions.
+/// v4: exact active segments; a session's old total becomes its "unrecorded" time.
+enum Schema {
+    static let currentVersion: Int64 = 4
+    static let oldestVersion: Int64 = 2
+
+    struct Migration {
+        let version: Int64
+        let name: String
+        let sql: String
+    }
+
+    static let migrations: [Migration] = [
+        Migration(version: 2, name: "projects, categories and sessions", sql: """
+            CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE categories(
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                name_key TEXT NOT NULL UNIQUE);
+            CREATE TABLE projects(
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                name_key TEXT NOT NULL UNIQUE,
+                color TEXT NOT NULL,
+                category_id INTEGER REFERENCES categories(id) ON DELETE SET NULL,
+                archived INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE sessions(
+                id INTEGER PRIMARY KEY,
+                project_id INTEGER NOT NULL REFERENCES projects(id),
+                start INTEGER NOT NULL,
+                end INTEGER,
+                active_seconds INTEGER NOT NULL DEFAULT 0,
+                running_since INTEGER);
+            CREATE INDEX sessions_by_start ON sessions(start);
+            """),
+        Migration(version: 3, name: "notes", sql: """
+            ALTER TABLE sessions ADD COLUMN note TEXT NOT NULL DEFAULT '';
+            """),
+        Migration(version: 4, name: "segments", sql: """
+            CREATE TABLE segments(
+                id INTEGER PRIMARY KEY,
+                session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                start INTEGER NOT NULL,
+                end INTEGER);
+            CREATE INDEX segments_by_session ON segments(session_id, start);
+            INSERT INTO segments(session_id, start, end)
+                SELECT id, running_since, NULL FROM sessions WHERE end IS NULL AND running_since IS NOT NULL;
+            ALTER TABLE sessions RENAME COLUMN active_seconds TO unrecorded_seconds;
+            ALTER TABLE sessions DROP COLUMN running_since;
+            CREATE INDEX sessions_open ON sessions(end) WHERE end IS NULL;
+            """),
+    ]
+
+    enum Status: Equatable {
+        case empty
+        case upToDate
+        case needsMigration(from: Int64)
+        /// Written by a newer Time: never touched, never downgraded.
+        case superseded(Int64)
+        case unknown(Int64)
+    }
+
+    static func status(of database: SQLiteDatabase) throws -> Status {
+        let version = try database.integerPragma("user_version")
+        if version == 0 {
+            let tables = try database.queryFirst("SELECT count(*) FROM sqlite_master") { $0.int(0) } ?? 0
+            return tables == 0 ? .empty : .unknown(0)
+        }
+        if version == currentVersion { return .upToDate }
+        if version > currentVersion { return .superseded(version) }
+        if version < oldestVersion { return .unknown(version) }
+        return .needsMigration(from: version)
+    }
+
+    /// Brings an empty or older store to the current version; each step is its own transaction.
+    static func migrate(_ database: SQLiteDatabase, upTo target: Int64 = currentVersion) throws {
+        let version = try database.integerPragma("user_version")
+        for migration in migrations where migration.version > version && migration.version <= target {
+            try database.execute("BEGIN IMMEDIATE")
+            do {
+                try database.execute(migration.sql)
+                try database.execute("PRAGMA user_version = \(migration.version)")
+                try database.execute("COMMIT")
+            } catch {
+                try? database.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}

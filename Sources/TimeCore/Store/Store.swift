@@ -1,0 +1,294 @@
+import CSQLite
+
+/// The SQLite store: typed reads and writes of the tracker's records, nothing more.
+/// Rules (uniqueness, state machine) live in `Tracker`; snapshots in `Safety`.
+public final class Store {
+    public let database: SQLiteDatabase
+    /// Months ("YYYY-MM", UTC, by session start) whose completed sessions changed in the
+    /// current transaction: the snapshot rewrites only these.
+    private(set) var changedMonths: Set<String> = []
+
+    /// Opens an existing store (or creates one) and brings it to the current schema.
+    /// Throws `StoreOpenError` when the file is not a usable store; it is then left as it was.
+    public init(path: String, create: Bool) throws {
+        do {
+            database = try SQLiteDatabase(path: path, mode: create ? .readWriteCreate : .readWrite)
+            try database.execute("PRAGMA foreign_keys = ON")
+            let problems = try database.check()
+            guard problems == ["ok"] else { throw StoreOpenError.damaged(problems.prefix(3).joined(separator: "; ")) }
+            switch try Schema.status(of: database) {
+            case .superseded(let version): throw StoreOpenError.newerSchema(version)
+            case .unknown(let version): throw StoreOpenError.unknownSchema(version)
+            case .empty, .needsMigration, .upToDate: break
+            }
+            try database.execute("PRAGMA journal_mode = WAL")
+            try database.execute("PRAGMA synchronous = FULL")
+            try Schema.migrate(database)
+        } catch let error as StoreOpenError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StoreOpenError.unreadable(error.message)
+        }
+    }
+
+    /// Opens a store for reading only, whatever its version, touching nothing (read-only mode).
+    public init(readOnlyPath path: String) throws {
+        database = try SQLiteDatabase(path: "file:\(path)?immutable=1", mode: SQLiteDatabase.OpenMode(uri: true))
+        guard try Schema.status(of: database) == .upToDate else {
+            throw StoreOpenError.unknownSchema(try database.integerPragma("user_version"))
+        }
+    }
+
+    /// Folds the WAL back into the main file; called on a clean shutdown.
+    public func checkpoint() {
+        try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    // MARK: Transactions
+
+    func begin() throws {
+        changedMonths.removeAll()
+        try database.execute("BEGIN IMMEDIATE")
+    }
+    func commit() throws { try database.execute("COMMIT") }
+    func rollback() {
+        try? database.execute("ROLLBACK")
+        changedMonths.removeAll()
+    }
+
+    func markChanged(_ session: WorkSession) {
+        if !session.isOpen { changedMonths.insert(CivilDate.utcMonthKey(session.start)) }
+    }
+
+    // MARK: Settings
+
+    func meta(_ key: String) throws -> String? {
+        try database.queryFirst("SELECT value FROM meta WHERE key = ?", .text(key)) { $0.string(0) }
+    }
+    func setMeta(_ key: String, _ value: String) throws {
+        try database.run("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                         .text(key), .text(value))
+    }
+
+    // MARK: Categories and projects
+
+    public func categories() throws -> [Category] {
+        try database.query("SELECT id, name FROM categories ORDER BY id") { Category(id: $0.int(0), name: $0.string(1)) }
+    }
+
+    func insertCategory(name: String) throws -> Int64 {
+        try database.run("INSERT INTO categories(name, name_key) VALUES(?, ?)", .text(name), .text(TextInput.nameKey(name)))
+        return database.lastInsertRowID
+    }
+
+    func insertCategory(_ category: Category) throws {
+        try database.run("INSERT INTO categories(id, name, name_key) VALUES(?, ?, ?)",
+                         .integer(category.id), .text(category.name), .text(TextInput.nameKey(category.name)))
+    }
+
+    func deleteCategory(id: Int64) throws {
+        try database.run("DELETE FROM categories WHERE id = ?", .integer(id))
+    }
+
+    public func projects() throws -> [Project] {
+        try database.query("SELECT id, name, color, category_id, archived FROM projects ORDER BY id") {
+            Project(id: $0.int(0), name: $0.string(1), color: $0.string(2), categoryID: $0.optionalInt(3), archived: $0.int(4) != 0)
+        }
+    }
+
+    func insertProject(_ project: Project, keepingID: Bool = false) throws -> ProjectID {
+        try database.run(
+            "INSERT INTO projects(id, name, name_key, color, category_id, archived) VALUES(?, ?, ?, ?, ?, ?)",
+            keepingID ? .integer(project.id) : .null, .text(project.name), .text(TextInput.nameKey(project.name)),
+            .text(project.color), project.categoryID.map(SQLValue.integer) ?? .null, .integer(project.archived ? 1 : 0))
+        return database.lastInsertRowID
+    }
+
+    func updateProject(_ project: Project) throws {
+        try database.run("UPDATE projects SET name = ?, name_key = ?, color = ?, category_id = ?, archived = ? WHERE id = ?",
+                         .text(project.name), .text(TextInput.nameKey(project.name)), .text(project.color),
+                         project.categoryID.map(SQLValue.integer) ?? .null, .integer(project.archived ? 1 : 0),
+                         .integer(project.id))
+    }
+
+    // MARK: Sessions
+
+    private static let sessionColumns = "id, project_id, start, end, unrecorded_seconds, note"
+
+    private func sessions(where condition: String, _ values: [SQLValue]) throws -> [WorkSession] {
+        let statement = try database.statement("SELECT \(Store.sessionColumns) FROM sessions WHERE \(condition) ORDER BY start, id")
+        defer { statement.reset() }
+        try statement.bind(values)
+        var found: [WorkSession] = []
+        while try statement.step() {
+            let row = Row(statement: statement)
+            found.append(WorkSession(id: row.int(0), projectID: row.int(1), start: row.int(2), end: row.optionalInt(3),
+                                     unrecordedSeconds: row.int(4), note: row.string(5), segments: []))
+        }
+        return try withSegments(found)
+    }
+
+    private func withSegments(_ sessions: [WorkSession]) throws -> [WorkSession] {
+        guard !sessions.isEmpty else { return sessions }
+        var result = sessions
+        if sessions.count == 1 {
+            result[0].segments = try database.query(
+                "SELECT start, end FROM segments WHERE session_id = ? ORDER BY start, id", .integer(sessions[0].id)
+            ) { Segment(start: $0.int(0), end: $0.optionalInt(1)) }
+            return result
+        }
+        var index: [SessionID: Int] = [:]
+        for (offset, session) in sessions.enumerated() { index[session.id] = offset }
+        // Sessions are read by ranges of start, so their segments are too: one indexed range query.
+        let low = sessions.map(\.id).min()!, high = sessions.map(\.id).max()!
+        let statement = try database.statement(
+            "SELECT session_id, start, end FROM segments WHERE session_id BETWEEN ? AND ? ORDER BY session_id, start, id")
+        defer { statement.reset() }
+        try statement.bind([.integer(low), .integer(high)])
+        while try statement.step() {
+            let row = Row(statement: statement)
+            if let offset = index[row.int(0)] {
+                result[offset].segments.append(Segment(start: row.int(1), end: row.optionalInt(2)))
+            }
+        }
+        return result
+    }
+
+    public func session(id: SessionID) throws -> WorkSession? {
+        try sessions(where: "id = ?", [.integer(id)]).first
+    }
+
+    public func openSession() throws -> WorkSession? {
+        try sessions(where: "end IS NULL", []).first
+    }
+
+    /// Sessions overlapping [from, to): the open one included, `project` 0 meaning all.
+    /// `longestSpan` bounds how long before `from` an overlapping completed session can have started.
+    public func sessions(overlapping from: Int64, _ to: Int64, project: ProjectID = 0, longestSpan: Int64) throws -> [WorkSession] {
+        let earliest = from.subtractingSaturated(longestSpan)
+        var found = try sessions(
+            where: "start >= ? AND start < ? AND (end IS NULL OR end > ? OR (end = start AND start >= ?)) AND (? = 0 OR project_id = ?)",
+            [.integer(earliest), .integer(to), .integer(from), .integer(from), .integer(project), .integer(project)])
+        // An open session that began before the window (however long ago) still overlaps it.
+        if let open = try openSession(), open.start < earliest, project == 0 || open.projectID == project {
+            found.insert(open, at: 0)
+        }
+        return found
+    }
+
+    /// Completed sessions that began in a UTC month ("YYYY-MM"), by id: one snapshot chunk.
+    func completedSessions(inMonth month: String) throws -> [WorkSession] {
+        let (start, end) = Store.monthBounds(month)
+        return try sessions(where: "start >= ? AND start < ? AND end IS NOT NULL", [.integer(start), .integer(end)])
+            .sorted { $0.id < $1.id }
+    }
+
+    public func allSessions() throws -> [WorkSession] {
+        try sessions(where: "1", []).sorted { $0.id < $1.id }
+    }
+
+    /// Every month that holds a completed session.
+    func monthsWithCompletedSessions() throws -> [String] {
+        let starts = try database.query(
+            "SELECT DISTINCT start / 86400 - (start < 0 AND start % 86400 != 0) FROM sessions WHERE end IS NOT NULL") { $0.int(0) }
+        return Array(Set(starts.map { CivilDate.utcMonthKey($0 * 86400) })).sorted()
+    }
+
+    static func monthBounds(_ month: String) -> (Int64, Int64) {
+        let parts = month.split(separator: "-")
+        let year = Int(parts[0])!, monthNumber = Int(parts[1])!
+        let first = CivilDate(year: year, month: monthNumber, day: 1)
+        let next = monthNumber == 12 ? CivilDate(year: year + 1, month: 1, day: 1) : CivilDate(year: year, month: monthNumber + 1, day: 1)
+        return (Int64(first.dayNumber) * 86400, Int64(next.dayNumber) * 86400)
+    }
+
+    func insertSession(_ session: WorkSession, keepingID: Bool = false) throws -> SessionID {
+        try database.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note) VALUES(?, ?, ?, ?, ?, ?)",
+                         keepingID ? .integer(session.id) : .null, .integer(session.projectID), .integer(session.start),
+                         session.end.map(SQLValue.integer) ?? .null, .integer(session.unrecordedSeconds), .text(session.note))
+        let id = database.lastInsertRowID
+        try insertSegments(session.segments, of: id)
+        var stored = session
+        stored.id = id
+        markChanged(stored)
+        return id
+    }
+
+    private func insertSegments(_ segments: [Segment], of id: SessionID) throws {
+        for segment in segments {
+            try database.run("INSERT INTO segments(session_id, start, end) VALUES(?, ?, ?)",
+                             .integer(id), .integer(segment.start), segment.end.map(SQLValue.integer) ?? .null)
+        }
+    }
+
+    /// Rewrites a session row; segments too when `segmentsChanged`.
+    func updateSession(_ session: WorkSession, previous: WorkSession, segmentsChanged: Bool) throws {
+        try database.run("UPDATE sessions SET project_id = ?, start = ?, end = ?, unrecorded_seconds = ?, note = ? WHERE id = ?",
+                         .integer(session.projectID), .integer(session.start), session.end.map(SQLValue.integer) ?? .null,
+                         .integer(session.unrecordedSeconds), .text(session.note), .integer(session.id))
+        if segmentsChanged {
+            try database.run("DELETE FROM segments WHERE session_id = ?", .integer(session.id))
+            try insertSegments(session.segments, of: session.id)
+        }
+        markChanged(previous)
+        markChanged(session)
+    }
+
+    /// Pause: the running segment of the open session ends.
+    func closeRunningSegment(of id: SessionID, at time: Int64) throws {
+        try database.run("UPDATE segments SET end = ? WHERE session_id = ? AND end IS NULL", .integer(time), .integer(id))
+    }
+
+    /// Resume: a new running segment begins.
+    func openSegment(of id: SessionID, at time: Int64) throws {
+        try insertSegments([Segment(start: time, end: nil)], of: id)
+    }
+
+    func deleteSession(_ session: WorkSession) throws {
+        try database.run("DELETE FROM sessions WHERE id = ?", .integer(session.id))
+        markChanged(session)
+    }
+
+    /// The project of the most recently started session: what Toggle starts from idle.
+    func lastUsedProjectID() throws -> ProjectID? {
+        try database.queryFirst("SELECT project_id FROM sessions ORDER BY start DESC, id DESC LIMIT 1") { $0.int(0) }
+    }
+
+    /// The longest wall-clock span of any completed session, which bounds range queries.
+    func longestCompletedSpan() throws -> Int64 {
+        try database.queryFirst("SELECT max(end - start) FROM sessions WHERE end IS NOT NULL") { $0.int(0) } ?? 0
+    }
+
+    /// Empties every table (restoring a snapshot into a fresh store starts from here).
+    func removeAll() throws {
+        try database.execute("DELETE FROM segments; DELETE FROM sessions; DELETE FROM projects; DELETE FROM categories; DELETE FROM meta;")
+    }
+}
+
+/// Why a store file could not be used. The file itself is left as it was.
+public enum StoreOpenError: Error, Equatable, CustomStringConvertible {
+    case unreadable(String)
+    case damaged(String)
+    case newerSchema(Int64)
+    case unknownSchema(Int64)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let reason): "the store cannot be opened (\(reason))"
+        case .damaged(let reason): "the store is damaged (\(reason))"
+        case .newerSchema(let version): "the store was written by a newer version of Time (schema \(version); this version reads up to \(Schema.currentVersion))"
+        case .unknownSchema(let version): "the store has an unknown schema (version \(version))"
+        }
+    }
+}
+
+extension SQLiteDatabase.OpenMode {
+    init(uri: Bool) { self.init(flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI) }
+}
+
+extension Int64 {
+    func subtractingSaturated(_ other: Int64) -> Int64 {
+        let (value, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other > 0 ? .min : .max) : value
+    }
+}

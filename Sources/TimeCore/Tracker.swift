@@ -1,0 +1,462 @@
+import CSQLite
+import Glibc
+
+/// Where "now" comes from; tests inject their own.
+public protocol Clock: AnyObject {
+    func now() -> Int64
+}
+
+public final class SystemClock: Clock {
+    public init() {}
+    public func now() -> Int64 { Int64(time(nil)) }
+}
+
+/// The step between "change computed" and "change acknowledged": it runs inside the store's
+/// transaction, after the change was applied and before it is committed, and must make the
+/// resulting state durable elsewhere (a verified snapshot) or throw, which rolls the change back.
+public protocol ChangeRecorder: AnyObject {
+    func recordState(of store: Store, changedMonths: Set<String>) throws
+    /// The transaction committed: what was recorded is now the current state.
+    func changeCommitted()
+    /// The transaction was rolled back after `recordState` succeeded: forget what it recorded.
+    func changeAbandoned()
+}
+
+/// The live status of the timer, computed at call time.
+public struct TimerStatus: Equatable, Sendable {
+    public var state: TimerState
+    public var session: WorkSession?
+    public var project: Project?
+    public var categoryName: String
+    public var lastProjectName: String
+    /// Active seconds before the running segment began (all of them when paused).
+    public var settledSeconds: Int64 { session?.settledSeconds ?? 0 }
+    /// When the running segment began; 0 unless running.
+    public var runningSince: Int64 { session.flatMap { $0.isRunning ? $0.segments.last?.start : nil } ?? 0 }
+}
+
+/// Which fields of a project to change (`UpdateProject`).
+public struct ProjectChanges: Sendable {
+    public var name: String?
+    public var color: String?
+    public var category: String?
+    public var archived: Bool?
+    public init(name: String? = nil, color: String? = nil, category: String? = nil, archived: Bool? = nil) {
+        self.name = name; self.color = color; self.category = category; self.archived = archived
+    }
+}
+
+/// Which fields of a completed session to change (`EditSession`).
+public struct SessionChanges: Sendable {
+    public var projectID: ProjectID?
+    public var start: Int64?
+    public var duration: String?
+    public var note: String?
+    public init(projectID: ProjectID? = nil, start: Int64? = nil, duration: String? = nil, note: String? = nil) {
+        self.projectID = projectID; self.start = start; self.duration = duration; self.note = note
+    }
+}
+
+/// The time tracker: projects, categories, sessions and the one desktop-wide timer.
+/// Every change goes through `change(_:)`, which applies it in a transaction, hands the result
+/// to the `ChangeRecorder` and commits only when that succeeded.
+public final class Tracker {
+    public let store: Store
+    public let clock: Clock
+    public var recorder: ChangeRecorder?
+    /// Set when the data could not be opened safely: every change is refused with this reason.
+    public private(set) var readOnlyReason: String?
+
+    private var projectsByID: [ProjectID: Project] = [:]
+    private var categoriesByID: [Int64: Category] = [:]
+    private var openSession: WorkSession?
+    private var longestSpan: Int64 = 0
+    private var reminderMinutesValue: UInt32 = Tracker.defaultReminderMinutes
+
+    public static let defaultReminderMinutes: UInt32 = 60
+    public static let maximumReminderMinutes: UInt32 = 7 * 24 * 60
+    /// Times outside 1970-01-01 ... 9999-12-31 are refused.
+    public static let latestTime: Int64 = 253_402_300_799
+
+    public init(store: Store, clock: Clock = SystemClock(), readOnlyReason: String? = nil) throws {
+        self.store = store
+        self.clock = clock
+        self.readOnlyReason = readOnlyReason
+        try reload()
+    }
+
+    /// Re-reads the cached parts (after a rollback the cache may be ahead of the store).
+    private func reload() throws {
+        projectsByID = Dictionary(uniqueKeysWithValues: try store.projects().map { ($0.id, $0) })
+        categoriesByID = Dictionary(uniqueKeysWithValues: try store.categories().map { ($0.id, $0) })
+        openSession = try store.openSession()
+        longestSpan = try store.longestCompletedSpan()
+        reminderMinutesValue = try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes
+    }
+
+    // MARK: The change gate
+
+    /// Applies `body` as one durable change. Nothing is acknowledged (returned) before the
+    /// recorder has made the new state durable; on any failure the store is left unchanged.
+    @discardableResult
+    func change<T>(_ body: () throws -> T) throws -> T {
+        if let readOnlyReason { throw TrackerError.readOnly(readOnlyReason) }
+        do {
+            try store.begin()
+        } catch {
+            throw TrackerError.storageFailure("The change could not be started (\(error)); nothing was changed.")
+        }
+        var recorded = false
+        do {
+            let result = try body()
+            try recorder?.recordState(of: store, changedMonths: store.changedMonths)
+            recorded = true
+            try store.commit()
+            recorder?.changeCommitted()
+            return result
+        } catch {
+            store.rollback()
+            if recorded { recorder?.changeAbandoned() }
+            try? reload()
+            if let error = error as? TrackerError { throw error }
+            throw TrackerError.storageFailure(
+                "The change could not be saved safely (\(error)); nothing was changed. Check free disk space and the permissions of the data folder.")
+        }
+    }
+
+    private var now: Int64 { clock.now() }
+
+    // MARK: Timer
+
+    public func status() throws -> TimerStatus {
+        let project = openSession.flatMap { projectsByID[$0.projectID] }
+        return TimerStatus(
+            state: openSession?.state ?? .idle,
+            session: openSession,
+            project: project,
+            categoryName: project?.categoryID.flatMap { categoriesByID[$0]?.name } ?? "",
+            lastProjectName: try lastProject()?.name ?? "")
+    }
+
+    public var currentSession: WorkSession? { openSession }
+
+    func lastProject() throws -> Project? {
+        try store.lastUsedProjectID().flatMap { projectsByID[$0] }
+    }
+
+    /// Starts (or resumes, or switches to) a project by name or `#id`.
+    @discardableResult
+    public func startProject(_ reference: String) throws -> SessionID {
+        let project = try resolveProject(reference)
+        if let open = openSession, open.projectID == project.id {
+            if !open.isRunning { try resume() }
+            return open.id
+        }
+        return try change {
+            let time = now
+            if let open = openSession { try complete(open, at: time) }
+            let session = WorkSession(id: 0, projectID: project.id, start: time, end: nil, unrecordedSeconds: 0,
+                                      note: "", segments: [Segment(start: time, end: nil)])
+            let id = try store.insertSession(session)
+            openSession = try store.session(id: id)
+            return id
+        }
+    }
+
+    /// Running → paused. Already paused: nothing changes.
+    public func pause() throws {
+        guard let open = openSession else { throw TrackerError.idle }
+        guard open.isRunning else { return }
+        try change {
+            let running = open.segments.last!
+            try store.closeRunningSegment(of: open.id, at: max(now, running.start))
+            openSession = try store.session(id: open.id)
+        }
+    }
+
+    /// Paused → running. Already running: nothing changes.
+    public func resume() throws {
+        guard let open = openSession else { throw TrackerError.idle }
+        guard !open.isRunning else { return }
+        try change {
+            let lastEnd = open.segments.last?.end ?? open.start
+            try store.openSegment(of: open.id, at: max(now, lastEnd))
+            openSession = try store.session(id: open.id)
+        }
+    }
+
+    /// One key for everything: pauses, resumes, or starts the last project. Returns the new state.
+    public func toggle() throws -> TimerState {
+        if let open = openSession {
+            if open.isRunning { try pause() } else { try resume() }
+        } else {
+            guard let project = try lastProject() else {
+                throw TrackerError.noSuchProject("There is no project to start yet: create one with CreateProject (timectl projects add NAME) and start it once.")
+            }
+            try startProject("#\(project.id)")
+        }
+        return openSession?.state ?? .idle
+    }
+
+    /// Running or paused → idle; the session is completed.
+    @discardableResult
+    public func stop() throws -> SessionID {
+        guard let open = openSession else { throw TrackerError.idle }
+        try change { try complete(open, at: now) }
+        return open.id
+    }
+
+    private func complete(_ open: WorkSession, at time: Int64) throws {
+        var done = open
+        if let last = done.segments.indices.last, done.segments[last].end == nil {
+            done.segments[last].end = max(time, done.segments[last].start)
+        }
+        done.end = max(time, done.segments.last?.end ?? done.start, done.start)
+        try store.updateSession(done, previous: open, segmentsChanged: open.isRunning)
+        longestSpan = max(longestSpan, done.end! - done.start)
+        openSession = nil
+    }
+
+    /// Appends a line to the open session's note.
+    public func addNote(_ text: String) throws {
+        guard let open = openSession else { throw TrackerError.idle }
+        let line = try TextInput.normalizedNote(text)
+        guard !line.isEmpty else { throw TrackerError.invalidArgument("The note text is empty; nothing to add.") }
+        let note = try TextInput.normalizedNote(open.note.isEmpty ? line : open.note + "\n" + line)
+        try change {
+            var updated = open
+            updated.note = note
+            try store.updateSession(updated, previous: open, segmentsChanged: false)
+            openSession = updated
+        }
+    }
+
+    /// Replaces the note of any session; "" clears it.
+    public func setNote(session id: SessionID, note raw: String) throws {
+        let note = try TextInput.normalizedNote(raw)
+        let session = try existingSession(id)
+        guard session.note != note else { return }
+        try change {
+            var updated = session
+            updated.note = note
+            try store.updateSession(updated, previous: session, segmentsChanged: false)
+            if updated.isOpen { openSession = updated }
+        }
+    }
+
+    // MARK: Projects and categories
+
+    public func projects() -> [Project] { projectsByID.values.sorted { $0.id < $1.id } }
+    public func categories() -> [Category] { categoriesByID.values.sorted { ($0.name.lowercased(), $0.name) < ($1.name.lowercased(), $1.name) } }
+    public func project(id: ProjectID) -> Project? { projectsByID[id] }
+    public func categoryName(of project: Project) -> String { project.categoryID.flatMap { categoriesByID[$0]?.name } ?? "" }
+
+    /// A project by name (trimmed, case-insensitive, Unicode-aware) or by `#id`.
+    public func resolveProject(_ reference: String) throws -> Project {
+        let trimmed = reference.trimmingWhitespace()
+        if trimmed.hasPrefix("#"), let id = Int64(trimmed.dropFirst()), let project = projectsByID[id] { return project }
+        let key = TextInput.nameKey(trimmed)
+        if let project = projectsByID.values.first(where: { TextInput.nameKey($0.name) == key }) { return project }
+        let shown = trimmed.count > 60 ? String(trimmed.prefix(60)) + "…" : trimmed
+        throw TrackerError.noSuchProject("There is no project named \"\(shown)\"; list them with ListProjects (timectl projects) or create it with CreateProject.")
+    }
+
+    public func project(withID id: ProjectID) throws -> Project {
+        guard let project = projectsByID[id] else {
+            throw TrackerError.noSuchProject("There is no project with id \(id); list them with ListProjects (timectl projects).")
+        }
+        return project
+    }
+
+    private func category(named raw: String) throws -> Category? {
+        let name = raw.trimmingWhitespace()
+        if name.isEmpty { return nil }
+        let key = TextInput.nameKey(name)
+        guard let category = categoriesByID.values.first(where: { TextInput.nameKey($0.name) == key }) else {
+            throw TrackerError.noSuchCategory("There is no category named \"\(name.prefix(60))\"; add it first with AddCategory (timectl categories add NAME).")
+        }
+        return category
+    }
+
+    private func checkProjectNameFree(_ name: String, except id: ProjectID? = nil) throws {
+        let key = TextInput.nameKey(name)
+        if let other = projectsByID.values.first(where: { TextInput.nameKey($0.name) == key && $0.id != id }) {
+            throw TrackerError.alreadyExists("A project named \"\(other.name)\" already exists (names are compared ignoring case).")
+        }
+    }
+
+    @discardableResult
+    public func createProject(name raw: String, color rawColor: String, category: String) throws -> ProjectID {
+        let name = try TextInput.normalizedName(raw, kind: "project")
+        try checkProjectNameFree(name)
+        let categoryID = try self.category(named: category)?.id
+        let color = rawColor.trimmingWhitespace().isEmpty ? paletteColor() : try TextInput.color(rawColor)
+        return try change {
+            var project = Project(id: 0, name: name, color: color, categoryID: categoryID, archived: false)
+            project.id = try store.insertProject(project)
+            projectsByID[project.id] = project
+            return project.id
+        }
+    }
+
+    /// The first palette color no active project uses, else the palette in turn.
+    private func paletteColor() -> String {
+        let used = Set(projectsByID.values.filter { !$0.archived }.map(\.color))
+        return TextInput.palette.first { !used.contains($0) } ?? TextInput.palette[projectsByID.count % TextInput.palette.count]
+    }
+
+    public func updateProject(id: ProjectID, changes: ProjectChanges) throws {
+        var project = try project(withID: id)
+        let original = project
+        if let name = changes.name {
+            project.name = try TextInput.normalizedName(name, kind: "project")
+            try checkProjectNameFree(project.name, except: id)
+        }
+        if let color = changes.color { project.color = try TextInput.color(color) }
+        if let category = changes.category { project.categoryID = try self.category(named: category)?.id }
+        if let archived = changes.archived { project.archived = archived }
+        guard project != original else { return }
+        try change {
+            try store.updateProject(project)
+            projectsByID[id] = project
+        }
+    }
+
+    public func addCategory(_ raw: String) throws {
+        let name = try TextInput.normalizedName(raw, kind: "category")
+        let key = TextInput.nameKey(name)
+        if let other = categoriesByID.values.first(where: { TextInput.nameKey($0.name) == key }) {
+            throw TrackerError.alreadyExists("A category named \"\(other.name)\" already exists (names are compared ignoring case).")
+        }
+        try change {
+            let id = try store.insertCategory(name: name)
+            categoriesByID[id] = Category(id: id, name: name)
+        }
+    }
+
+    /// Deletes a category; its projects become uncategorized and no session is touched.
+    public func deleteCategory(_ raw: String) throws {
+        guard let category = try self.category(named: raw) else {
+            throw TrackerError.noSuchCategory("Give the name of the category to delete; list them with ListCategories (timectl categories).")
+        }
+        try change {
+            try store.deleteCategory(id: category.id)
+            categoriesByID[category.id] = nil
+            for (id, project) in projectsByID where project.categoryID == category.id {
+                projectsByID[id]?.categoryID = nil
+            }
+        }
+    }
+
+    // MARK: Sessions
+
+    private func existingSession(_ id: SessionID) throws -> WorkSession {
+        guard let session = try store.session(id: id) else {
+            throw TrackerError.noSuchSession("There is no session with id \(id); list them with ListSessions (timectl sessions).")
+        }
+        return session
+    }
+
+    public func session(id: SessionID) throws -> WorkSession { try existingSession(id) }
+
+    /// Sessions overlapping [from, to); project 0 means all projects.
+    public func sessions(project: ProjectID, from: Int64, to: Int64) throws -> [WorkSession] {
+        if project != 0 { _ = try self.project(withID: project) }
+        guard from <= to else {
+            throw TrackerError.invalidArgument("The range is reversed: from (\(from)) is after to (\(to)).")
+        }
+        return try store.sessions(overlapping: from, to, project: project, longestSpan: longestSpan)
+    }
+
+    private func checkTime(_ time: Int64, _ what: String) throws {
+        guard time >= 0 && time <= Tracker.latestTime else {
+            throw TrackerError.invalidArgument("The \(what) \(time) is not a time between 1970 and 9999 (Unix seconds).")
+        }
+    }
+
+    private func checkNotFuture(_ end: Int64) throws {
+        guard end <= now else {
+            throw TrackerError.invalidArgument("That session would end in the future; only past sessions can be entered or edited.")
+        }
+    }
+
+    /// A completed past session entered by hand, stored as one exact segment.
+    @discardableResult
+    public func addSession(project id: ProjectID, start: Int64, duration: String, note rawNote: String) throws -> SessionID {
+        let project = try project(withID: id)
+        try checkTime(start, "start")
+        let seconds = try DurationParser.seconds(from: duration)
+        let note = try TextInput.normalizedNote(rawNote)
+        try checkNotFuture(start + seconds)
+        return try change {
+            let session = WorkSession(id: 0, projectID: project.id, start: start, end: start + seconds, unrecordedSeconds: 0,
+                                      note: note, segments: [Segment(start: start, end: start + seconds)])
+            let id = try store.insertSession(session)
+            longestSpan = max(longestSpan, seconds)
+            return id
+        }
+    }
+
+    /// Edits a completed session: a new start shifts every segment; a new duration replaces them with one.
+    public func editSession(id: SessionID, changes: SessionChanges) throws {
+        let original = try existingSession(id)
+        guard !original.isOpen else {
+            throw TrackerError.invalidArgument("Session \(id) is still open; stop it first (Stop, or timectl stop), then edit it.")
+        }
+        var session = original
+        if let projectID = changes.projectID { session.projectID = try project(withID: projectID).id }
+        var segmentsChanged = false
+        if let start = changes.start {
+            try checkTime(start, "start")
+            let shift = start - session.start
+            session.start = start
+            session.end = session.end! + shift
+            session.segments = session.segments.map { Segment(start: $0.start + shift, end: $0.end.map { $0 + shift }) }
+            segmentsChanged = shift != 0
+        }
+        if let duration = changes.duration {
+            let seconds = try DurationParser.seconds(from: duration)
+            session.end = session.start + seconds
+            session.unrecordedSeconds = 0
+            session.segments = [Segment(start: session.start, end: session.start + seconds)]
+            segmentsChanged = true
+        }
+        if let note = changes.note { session.note = try TextInput.normalizedNote(note) }
+        if changes.start != nil || changes.duration != nil {
+            try checkTime(session.end!, "end")
+            try checkNotFuture(session.end!)
+        }
+        guard session != original else { return }
+        try change {
+            try store.updateSession(session, previous: original, segmentsChanged: segmentsChanged)
+            longestSpan = max(longestSpan, session.end! - session.start)
+        }
+    }
+
+    /// Deletes a completed session; an open one must be stopped first.
+    public func deleteSession(id: SessionID) throws {
+        let session = try existingSession(id)
+        guard !session.isOpen else {
+            throw TrackerError.invalidArgument("Session \(id) is still open; stop it first (Stop, or timectl stop), then delete it.")
+        }
+        try change { try store.deleteSession(session) }
+    }
+
+    // MARK: Settings
+
+    public var reminderMinutes: UInt32 { reminderMinutesValue }
+
+    public func setReminderMinutes(_ minutes: UInt32) throws {
+        guard minutes <= Tracker.maximumReminderMinutes else {
+            throw TrackerError.invalidArgument("ReminderMinutes must be between 0 (off) and \(Tracker.maximumReminderMinutes) (a week); got \(minutes).")
+        }
+        guard minutes != reminderMinutesValue else { return }
+        try change {
+            try store.setMeta("reminder_minutes", String(minutes))
+            reminderMinutesValue = minutes
+        }
+    }
+
+    /// The longest span of a completed session, for range queries (reports use it too).
+    var longestCompletedSpan: Int64 { longestSpan }
+}
