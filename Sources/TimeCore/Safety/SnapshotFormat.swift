@@ -1,0 +1,219 @@
+/// The snapshot file format.
+///
+/// A snapshot file is one JSON object:
+/// `{"createdAt":…,"format":"time-tracker-snapshot","schemaVersion":4,"sha256":"…","payload":{…}}`
+/// where `sha256` is the SHA-256 of the payload's exact bytes, written canonically (sorted keys,
+/// no white space), so it identifies the data state: two equal states have the same hash.
+///
+/// Payload versions move with the store schema:
+/// - v2: categories, projects, settings, `sessions` with `activeSeconds` and `runningSince`, no notes.
+/// - v3: v2 plus `note` on every session.
+/// - v4: sessions with exact `segments` and `unrecordedSeconds`; completed sessions live in
+///   content-addressed chunk files, one per UTC month of their start, named by their SHA-256,
+///   so a change rewrites only the month it touched; the open session is in the payload itself.
+///   (An inline `sessions` list is also accepted: older payloads migrate forward into it.)
+public enum SnapshotFormat {
+    public static let currentVersion: Int64 = 4
+    public static let oldestVersion: Int64 = 2
+    static let formatName = "time-tracker-snapshot"
+
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case malformed(String)
+        case checksumMismatch
+        case newerVersion(Int64)
+        case unknownVersion(Int64)
+        case missingChunk(String)
+
+        public var description: String {
+            switch self {
+            case .malformed(let reason): "the snapshot is malformed (\(reason))"
+            case .checksumMismatch: "the snapshot's checksum does not match its contents"
+            case .newerVersion(let v): "the snapshot was written by a newer version of Time (format \(v); this version reads up to \(currentVersion))"
+            case .unknownVersion(let v): "the snapshot has an unknown format version \(v)"
+            case .missingChunk(let name): "the snapshot's part \(name) is missing or damaged"
+            }
+        }
+    }
+
+    // MARK: Writing (v4)
+
+    static func file(payload: String, version: Int64 = currentVersion, createdAt: Int64) -> (bytes: [UInt8], stateHash: String) {
+        let hash = SHA256.hex(payload)
+        let text = "{\"createdAt\":\(createdAt),\"format\":\"\(formatName)\",\"schemaVersion\":\(version),\"sha256\":\"\(hash)\",\"payload\":"
+            + payload + "}\n"
+        return (Array(text.utf8), hash)
+    }
+
+    static func sessionJSON(_ session: WorkSession) -> JSON {
+        .sortedObject([
+            "id": .int(session.id),
+            "projectId": .int(session.projectID),
+            "start": .int(session.start),
+            "end": session.end.map(JSON.int) ?? .null,
+            "unrecordedSeconds": .int(session.unrecordedSeconds),
+            "note": .string(session.note),
+            "segments": .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) }),
+        ])
+    }
+
+    static func chunk(month: String, sessions: [WorkSession]) -> [UInt8] {
+        let json = JSON.sortedObject(["month": .string(month), "sessions": .array(sessions.map(sessionJSON))])
+        return Array(json.serialized.utf8)
+    }
+
+    struct ChunkReference: Equatable {
+        var month: String
+        var sha256: String
+        var sessions: Int
+    }
+
+    static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
+                        openSession: WorkSession?, chunks: [ChunkReference]) -> String {
+        JSON.sortedObject([
+            "categories": .array(categories.sorted { $0.id < $1.id }.map {
+                .sortedObject(["id": .int($0.id), "name": .string($0.name)])
+            }),
+            "projects": .array(projects.sorted { $0.id < $1.id }.map {
+                .sortedObject(["id": .int($0.id), "name": .string($0.name), "color": .string($0.color),
+                               "categoryId": $0.categoryID.map(JSON.int) ?? .null, "archived": .bool($0.archived)])
+            }),
+            "settings": .sortedObject(["reminderMinutes": .int(Int64(reminderMinutes))]),
+            "openSession": openSession.map(sessionJSON) ?? .null,
+            "chunks": .array(chunks.map {
+                .sortedObject(["month": .string($0.month), "sha256": .string($0.sha256), "sessions": .int(Int64($0.sessions))])
+            }),
+        ]).serialized
+    }
+
+    // MARK: Reading
+
+    struct Header {
+        var version: Int64
+        var createdAt: Int64
+        var stateHash: String
+        var payload: JSON
+    }
+
+    /// Parses a snapshot file and checks its checksum over the payload's exact bytes.
+    static func read(_ bytes: [UInt8]) throws -> Header {
+        let marker = Array(",\"payload\":".utf8)
+        guard let markerAt = firstIndex(of: marker, in: bytes, limit: 400) else { throw Failure.malformed("no payload") }
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+        guard end > markerAt + marker.count, bytes[end - 1] == UInt8(ascii: "}") else { throw Failure.malformed("truncated") }
+        let payloadBytes = Array(bytes[(markerAt + marker.count)..<(end - 1)])
+        let header: JSON
+        do { header = try JSON.parse(Array(bytes[0..<markerAt]) + Array("}".utf8)) } catch { throw Failure.malformed("\(error)") }
+        guard header["format"]?.stringValue == formatName, let version = header["schemaVersion"]?.intValue,
+              let hash = header["sha256"]?.stringValue, let createdAt = header["createdAt"]?.intValue
+        else { throw Failure.malformed("missing header fields") }
+        guard SHA256.hex(payloadBytes) == hash else { throw Failure.checksumMismatch }
+        if version > currentVersion { throw Failure.newerVersion(version) }
+        if version < oldestVersion { throw Failure.unknownVersion(version) }
+        let payload: JSON
+        do { payload = try JSON.parse(payloadBytes) } catch { throw Failure.malformed("\(error)") }
+        return Header(version: version, createdAt: createdAt, stateHash: hash, payload: payload)
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8], limit: Int) -> Int? {
+        let last = min(haystack.count - needle.count, limit)
+        guard last >= 0 else { return nil }
+        for start in 0...last where haystack[start] == needle[0] && Array(haystack[start..<start + needle.count]) == needle {
+            return start
+        }
+        return nil
+    }
+
+    // MARK: Migrations of payloads, one per version step
+
+    /// v2 → v3: every session gets an empty note.
+    static func migrateV2toV3(_ payload: JSON) throws -> JSON {
+        try mapSessions(payload) { session in session + [("note", .string(""))] }
+    }
+
+    /// v3 → v4: the total of active time becomes unrecorded time; a running session's current
+    /// stretch becomes its one open segment.
+    static func migrateV3toV4(_ payload: JSON) throws -> JSON {
+        try mapSessions(payload) { session in
+            let object = JSON.object(session)
+            guard let active = object["activeSeconds"]?.intValue else { throw Failure.malformed("session without activeSeconds") }
+            let runningSince = object["runningSince"]?.intValue
+            let isOpen = object["end"]?.isNull ?? true
+            var result = session.filter { $0.0 != "activeSeconds" && $0.0 != "runningSince" }
+            result.append(("unrecordedSeconds", .int(active)))
+            let segments: [JSON] = (isOpen && runningSince != nil) ? [.array([.int(runningSince!), .null])] : []
+            result.append(("segments", .array(segments)))
+            return result
+        }
+    }
+
+    private static func mapSessions(_ payload: JSON, _ transform: ([(String, JSON)]) throws -> [(String, JSON)]) throws -> JSON {
+        guard case .object(var members) = payload, let index = members.firstIndex(where: { $0.0 == "sessions" }),
+              case .array(let sessions) = members[index].1 else { throw Failure.malformed("no sessions list") }
+        members[index].1 = .array(try sessions.map { session in
+            guard case .object(let fields) = session else { throw Failure.malformed("a session is not an object") }
+            return .object(try transform(fields))
+        })
+        return .object(members)
+    }
+
+    /// Brings a payload of any readable version to v4.
+    static func migrate(_ payload: JSON, from version: Int64) throws -> JSON {
+        var current = payload
+        if version <= 2 { current = try migrateV2toV3(current) }
+        if version <= 3 { current = try migrateV3toV4(current) }
+        return current
+    }
+
+    // MARK: Decoding v4
+
+    static func decodeSession(_ json: JSON) throws -> WorkSession {
+        guard let id = json["id"]?.intValue, let project = json["projectId"]?.intValue, let start = json["start"]?.intValue,
+              let endValue = json["end"], let unrecorded = json["unrecordedSeconds"]?.intValue,
+              let note = json["note"]?.stringValue, let segments = json["segments"]?.arrayValue
+        else { throw Failure.malformed("a session lacks a field") }
+        return WorkSession(id: id, projectID: project, start: start, end: endValue.isNull ? nil : try integer(endValue),
+                           unrecordedSeconds: unrecorded, note: note, segments: try segments.map { pair in
+            guard let values = pair.arrayValue, values.count == 2, let from = values[0].intValue else {
+                throw Failure.malformed("a segment is not [start, end]")
+            }
+            return Segment(start: from, end: values[1].isNull ? nil : try integer(values[1]))
+        })
+    }
+
+    private static func integer(_ json: JSON) throws -> Int64 {
+        guard let value = json.intValue else { throw Failure.malformed("expected a number") }
+        return value
+    }
+
+    /// The full state of a v4 payload; chunk files are read through `chunk(sha256)`.
+    static func state(from payload: JSON, chunk: (String) throws -> [UInt8]) throws -> DataState {
+        guard let categoryList = payload["categories"]?.arrayValue, let projectList = payload["projects"]?.arrayValue,
+              let minutes = payload["settings"]?["reminderMinutes"]?.intValue
+        else { throw Failure.malformed("missing categories, projects or settings") }
+        let categories = try categoryList.map { json -> Category in
+            guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue else { throw Failure.malformed("bad category") }
+            return Category(id: id, name: name)
+        }
+        let projects = try projectList.map { json -> Project in
+            guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue, let color = json["color"]?.stringValue,
+                  let archived = json["archived"]?.boolValue, let category = json["categoryId"]
+            else { throw Failure.malformed("bad project") }
+            return Project(id: id, name: name, color: color, categoryID: category.isNull ? nil : try integer(category), archived: archived)
+        }
+        var sessions: [WorkSession] = []
+        if let inline = payload["sessions"]?.arrayValue { sessions += try inline.map(decodeSession) }
+        if let open = payload["openSession"], !open.isNull { sessions.append(try decodeSession(open)) }
+        for reference in payload["chunks"]?.arrayValue ?? [] {
+            guard let hash = reference["sha256"]?.stringValue, let month = reference["month"]?.stringValue,
+                  let count = reference["sessions"]?.intValue else { throw Failure.malformed("bad chunk reference") }
+            let bytes = try chunk(hash)
+            guard SHA256.hex(bytes) == hash, let json = try? JSON.parse(bytes), json["month"]?.stringValue == month,
+                  let list = json["sessions"]?.arrayValue, list.count == count
+            else { throw Failure.missingChunk(hash) }
+            sessions += try list.map(decodeSession)
+        }
+        guard minutes >= 0 && minutes <= Int64(Tracker.maximumReminderMinutes) else { throw Failure.malformed("bad settings") }
+        return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes))
+    }
+}
