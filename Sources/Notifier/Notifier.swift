@@ -76,6 +76,9 @@ private func closedCallback(_ n: gpointer?, _ data: gpointer?) {
     Unmanaged<NotifierWorker>.fromOpaque(data).takeUnretainedValue().notificationClosed(n)
 }
 
+private func dropLog(_ domain: UnsafePointer<gchar>?, _ level: GLogLevelFlags,
+                     _ message: UnsafePointer<gchar>?, _ data: gpointer?) {}
+
 private final class ActionDelivery {
     let onAction: (NotifierAction) -> Void
     let action: NotifierAction
@@ -113,6 +116,8 @@ final class NotifierWorker: @unchecked Sendable {
     private var appliedTimer: TimerNotification?
     private var reminderNote: UnsafeMutablePointer<NotifyNotification>?
     private var problemLogged = false
+    private var wantedTimer: TimerNotification?
+    private var timerFailed = false
 
     init(appName: String, desktopEntry: String, mainContext: OpaquePointer?,
          onAction: @escaping (NotifierAction) -> Void) {
@@ -184,6 +189,9 @@ final class NotifierWorker: @unchecked Sendable {
 
     func runLoop() {
         g_main_context_push_thread_default(context)
+        // libnotify warns on every failed call; we log one line of our own instead.
+        g_log_set_handler("libnotify", GLogLevelFlags(rawValue: G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_MESSAGE.rawValue),
+                          dropLog, nil)
         _ = notify_init(appName)
         g_main_loop_run(loop)
         // Leave nothing behind that points at a dead agent.
@@ -207,21 +215,38 @@ final class NotifierWorker: @unchecked Sendable {
             wakeScheduled = false
             return r
         }
-        if timer == .unchanged && oneOffs.isEmpty { return }
-        let caps = serverCapabilities()
-        switch timer {
-        case .unchanged: break
-        case .close:
+        if case .show(let t) = timer { wantedTimer = t }
+        if case .close = timer { wantedTimer = nil }
+        // Retry a timer that failed to show at the last event.
+        let timerDue = timer != .unchanged || (timerFailed && wantedTimer != nil)
+        if !timerDue && oneOffs.isEmpty { return }
+        if case .close = timer {
             appliedTimer = nil
+            timerFailed = false
             if let n = timerNote { timerNote = nil; close(n) }
-        case .show(let t): applyTimer(t, caps: caps)
         }
+        guard wantedTimer != nil && timerDue || !oneOffs.isEmpty else { return }
+        let caps = serverCapabilities()
+        if caps.isEmpty {
+            // No server, or one that does not answer: skip this event, retry at the next one.
+            timerFailed = wantedTimer != nil
+            logProblem("no notification server answered GetCapabilities")
+            return
+        }
+        if timerDue, let t = wantedTimer { applyTimer(t, caps: caps) }
         for o in oneOffs {
             switch o {
             case .reminder(let s, let b): applyReminder(summary: s, body: b, caps: caps)
             case .report(let s, let b): applyReport(summary: s, body: b, caps: caps)
             }
         }
+    }
+
+    private func logProblem(_ message: String) {
+        guard !problemLogged else { return }
+        problemLogged = true
+        let line = "time-agent: notifications unavailable (\(message)); will retry at the next change\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
     }
 
     private func serverCapabilities() -> Set<String> {
@@ -257,7 +282,7 @@ final class NotifierWorker: @unchecked Sendable {
         notify_notification_set_timeout(n, 0) // NOTIFY_EXPIRES_NEVER
         notify_notification_set_hint(n, "resident", g_variant_new_boolean(1))
         setActions(n, NotifierText.timerActions(state: t.state, capabilities: caps))
-        if show(n) { appliedTimer = t } else { appliedTimer = nil }
+        if show(n) { appliedTimer = t; timerFailed = false } else { appliedTimer = nil; timerFailed = true }
     }
 
     private func applyReminder(summary: String, body: String, caps: Set<String>) {
@@ -318,11 +343,7 @@ final class NotifierWorker: @unchecked Sendable {
         }
         let message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
         if let error { g_error_free(error) }
-        if !problemLogged {
-            problemLogged = true
-            let line = "time-agent: notifications unavailable (\(message)); will retry at the next change\n"
-            _ = line.withCString { write(2, $0, strlen($0)) }
-        }
+        logProblem(message)
         return false
     }
 
