@@ -51,8 +51,7 @@ final class Harness: @unchecked Sendable {
         </busconfig>
         """.write(to: conf, atomically: true, encoding: .utf8)
         bus = Process()
-        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        bus.arguments = ["--config-file=\(conf.path)", "--print-address=1", "--nofork"]
+        (bus.executableURL, bus.arguments) = Harness.command("dbus-daemon", ["--config-file=\(conf.path)", "--print-address=1", "--nofork"])
         let pipe = Pipe()
         bus.standardOutput = pipe
         try bus.run()
@@ -71,8 +70,8 @@ final class Harness: @unchecked Sendable {
                 || FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") { n += 1 }
         display = ":\(n)"
         xvfb = Process()
-        xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        xvfb.arguments = [display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"]
+        (xvfb.executableURL, xvfb.arguments) =
+            Harness.command("Xvfb", [display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
         xvfb.standardError = FileHandle.nullDevice
         try xvfb.run()
         setenv("DISPLAY", display, 1)
@@ -91,8 +90,7 @@ final class Harness: @unchecked Sendable {
 
     func spawn(_ path: String, _ args: [String], stdout: FileHandle? = nil) throws -> Process {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
+        (p.executableURL, p.arguments) = Harness.command(path, args)
         if let stdout { p.standardOutput = stdout }
         try p.run()
         helpers.append(p)
@@ -104,12 +102,17 @@ final class Harness: @unchecked Sendable {
         helpers.removeAll { $0 === p }
     }
 
+    /// A bare tool name is looked up on PATH.
+    static func command(_ path: String, _ args: [String]) -> (URL, [String]) {
+        path.contains("/") ? (URL(fileURLWithPath: path), args)
+                           : (URL(fileURLWithPath: "/usr/bin/env"), [path] + args)
+    }
+
     /// Runs a tool to completion; returns (status, stdout).
     @discardableResult
     func run(_ path: String, _ args: [String]) throws -> (Int32, String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
+        (p.executableURL, p.arguments) = Harness.command(path, args)
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
@@ -120,7 +123,7 @@ final class Harness: @unchecked Sendable {
     }
 
     func nameHasOwner(_ name: String) -> Bool {
-        let r = try? run("/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=org.freedesktop.DBus",
+        let r = try? run("dbus-send", ["--session", "--print-reply", "--dest=org.freedesktop.DBus",
                                                "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
                                                "string:\(name)"])
         return r?.1.contains("boolean true") ?? false

@@ -55,12 +55,12 @@ final class NotifierServerTests: XCTestCase {
         }
         """.write(to: src, atomically: true, encoding: .utf8)
         let bin = h.dir.appendingPathComponent("hung").path
-        let (cflags, libs) = (try h.run("/usr/bin/pkg-config", ["--cflags", "dbus-1"]).1,
-                              try h.run("/usr/bin/pkg-config", ["--libs", "dbus-1"]).1)
+        let (cflags, libs) = (try h.run("pkg-config", ["--cflags", "dbus-1"]).1,
+                              try h.run("pkg-config", ["--libs", "dbus-1"]).1)
         let args = cflags.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
             + [src.path, "-o", bin]
             + libs.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
-        let cc = try h.run("/usr/bin/gcc", args.filter { !$0.isEmpty })
+        let cc = try h.run("gcc", args.filter { !$0.isEmpty })
         XCTAssertEqual(cc.0, 0, "gcc failed")
         let fake = try h.spawn(bin, [])
         defer { h.stop(fake) }
