@@ -1,0 +1,381 @@
+import CGLib
+import CNotify
+import Glibc
+
+/// The desktop notifications of Time, over libnotify.
+///
+/// All libnotify work runs on the notifier's own thread, with its own `GMainContext` and
+/// `GMainLoop`: libnotify's calls block (up to 25 s on a hung server) and must never sit on the
+/// caller's path. The public methods only record the latest desired state and wake the worker;
+/// they never block. Action callbacks are marshalled back to `mainContext`.
+///
+/// libnotify is process-global: have at most one `Notifier` alive at a time.
+public final class Notifier {
+    private let worker: NotifierWorker
+
+    /// - Parameters:
+    ///   - appName: passed to `notify_init`.
+    ///   - desktopEntry: the `desktop-entry` hint, e.g. "io.github.timetracker.Time".
+    ///   - mainContext: the `GMainContext*` on which `onAction` runs; nil = the global default.
+    public init(appName: String, desktopEntry: String = "io.github.timetracker.Time",
+                mainContext: OpaquePointer?, onAction: @escaping (NotifierAction) -> Void) {
+        worker = NotifierWorker(appName: appName, desktopEntry: desktopEntry,
+                                mainContext: mainContext, onAction: onAction)
+        worker.start()
+    }
+
+    deinit { worker.shutdown() }
+
+    /// Creates the timer notification, or updates it in place (same id).
+    public func showTimer(_ n: TimerNotification) { worker.post(timer: .show(n)) }
+    /// Closes the timer notification (session stopped).
+    public func closeTimer() { worker.post(timer: .close) }
+    /// A reminder with the actions Stop and Keep going; replaces the previous reminder.
+    public func showReminder(summary: String, body: String) {
+        worker.post(oneOff: .reminder(summary: summary, body: body))
+    }
+    /// A one-off notification, e.g. the weekly report.
+    public func showReport(summary: String, body: String) {
+        worker.post(oneOff: .report(summary: summary, body: body))
+    }
+    /// Closes our notifications, stops the worker thread and joins it. Blocks (at most as long
+    /// as a pending libnotify call). Idempotent; also done on deinit.
+    public func shutdown() { worker.shutdown() }
+}
+
+enum TimerDesire: Equatable { case unchanged, show(TimerNotification), close }
+enum OneOff { case reminder(summary: String, body: String), report(summary: String, body: String) }
+
+// MARK: - C callbacks (named functions; user data is an unretained NotifierWorker)
+
+private func workerThreadMain(_ data: gpointer?) -> gpointer? {
+    let worker = Unmanaged<NotifierWorker>.fromOpaque(data!).takeRetainedValue()
+    worker.runLoop()
+    return nil
+}
+
+private func workerWake(_ data: gpointer?) -> gboolean {
+    Unmanaged<NotifierWorker>.fromOpaque(data!).takeUnretainedValue().applyPending()
+    return 0 // G_SOURCE_REMOVE
+}
+
+private func workerQuit(_ data: gpointer?) -> gboolean {
+    Unmanaged<NotifierWorker>.fromOpaque(data!).takeUnretainedValue().quitLoop()
+    return 0
+}
+
+private func actionCallback(_ n: UnsafeMutablePointer<NotifyNotification>?,
+                            _ action: UnsafeMutablePointer<CChar>?, _ data: gpointer?) {
+    guard let data, let action else { return }
+    Unmanaged<NotifierWorker>.fromOpaque(data).takeUnretainedValue()
+        .actionInvoked(String(cString: action))
+}
+
+private func closedCallback(_ n: gpointer?, _ data: gpointer?) {
+    guard let data, let n else { return }
+    Unmanaged<NotifierWorker>.fromOpaque(data).takeUnretainedValue().notificationClosed(n)
+}
+
+private func dropLog(_ domain: UnsafePointer<gchar>?, _ level: GLogLevelFlags,
+                     _ message: UnsafePointer<gchar>?, _ data: gpointer?) {}
+
+private final class ActionDelivery {
+    let onAction: (NotifierAction) -> Void
+    let action: NotifierAction
+    init(_ onAction: @escaping (NotifierAction) -> Void, _ action: NotifierAction) {
+        self.onAction = onAction; self.action = action
+    }
+}
+
+private func deliverAction(_ data: gpointer?) -> gboolean {
+    let d = Unmanaged<ActionDelivery>.fromOpaque(data!).takeRetainedValue()
+    d.onAction(d.action)
+    return 0
+}
+
+// MARK: - The worker
+
+final class NotifierWorker: @unchecked Sendable {
+    let appName: String
+    let desktopEntry: String
+    let onAction: (NotifierAction) -> Void
+    let mainContext: OpaquePointer  // ref held
+
+    // Shared between threads, guarded by `mutex`.
+    private let mutex: UnsafeMutablePointer<GMutex>
+    private var pendingTimer: TimerDesire = .unchanged
+    private var pendingOneOffs: [OneOff] = []
+    private var wakeScheduled = false
+    private var stopped = false
+    private var thread: UnsafeMutablePointer<GThread>?
+
+    // Owned by the worker thread once started.
+    private let context: OpaquePointer
+    private var loop: OpaquePointer?
+    private var timerNote: UnsafeMutablePointer<NotifyNotification>?
+    private var appliedTimer: TimerNotification?
+    private var reminderNote: UnsafeMutablePointer<NotifyNotification>?
+    private var problemLogged = false
+    private var wantedTimer: TimerNotification?
+    private var timerFailed = false
+
+    init(appName: String, desktopEntry: String, mainContext: OpaquePointer?,
+         onAction: @escaping (NotifierAction) -> Void) {
+        self.appName = appName
+        self.desktopEntry = desktopEntry
+        self.onAction = onAction
+        self.mainContext = g_main_context_ref(mainContext ?? g_main_context_default())
+        mutex = .allocate(capacity: 1)
+        g_mutex_init(mutex)
+        context = g_main_context_new()
+    }
+
+    deinit {
+        g_main_context_unref(context)
+        g_main_context_unref(mainContext)
+        g_mutex_clear(mutex)
+        mutex.deallocate()
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        g_mutex_lock(mutex); defer { g_mutex_unlock(mutex) }
+        return body()
+    }
+
+    func start() {
+        loop = g_main_loop_new(context, 0)
+        let me = Unmanaged.passRetained(self).toOpaque() // released by the thread
+        thread = g_thread_new("notifier", workerThreadMain, me)
+    }
+
+    // Called from any thread: never blocks beyond the mutex.
+    func post(timer: TimerDesire) {
+        post { $0.pendingTimer = timer }
+    }
+
+    func post(oneOff: OneOff) {
+        post { $0.pendingOneOffs.append(oneOff) }
+    }
+
+    private func post(_ change: (NotifierWorker) -> Void) {
+        let wake: Bool = locked {
+            guard !stopped else { return false }
+            change(self)
+            if wakeScheduled { return false }
+            wakeScheduled = true
+            return true
+        }
+        if wake {
+            g_main_context_invoke_full(context, 0, workerWake,
+                                       Unmanaged.passUnretained(self).toOpaque(), nil)
+        }
+    }
+
+    func shutdown() {
+        let t: UnsafeMutablePointer<GThread>? = locked {
+            if stopped { return nil }
+            stopped = true
+            let t = thread
+            thread = nil
+            return t
+        }
+        guard let t else { return }
+        g_main_context_invoke_full(context, 0, workerQuit,
+                                   Unmanaged.passUnretained(self).toOpaque(), nil)
+        g_thread_join(t)
+    }
+
+    // MARK: worker thread
+
+    func runLoop() {
+        g_main_context_push_thread_default(context)
+        // libnotify warns on every failed call; we log one line of our own instead.
+        g_log_set_handler("libnotify", GLogLevelFlags(rawValue: G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_MESSAGE.rawValue),
+                          dropLog, nil)
+        _ = notify_init(appName)
+        g_main_loop_run(loop)
+        // Leave nothing behind that points at a dead agent.
+        if let n = timerNote { close(n); timerNote = nil }
+        if let n = reminderNote { close(n); reminderNote = nil }
+        notify_uninit()
+        // Drop sources that may still be queued.
+        while g_main_context_iteration(context, 0) != 0 {}
+        g_main_loop_unref(loop)
+        loop = nil
+        g_main_context_pop_thread_default(context)
+    }
+
+    func quitLoop() { g_main_loop_quit(loop) }
+
+    func applyPending() {
+        let (timer, oneOffs): (TimerDesire, [OneOff]) = locked {
+            let r = (pendingTimer, pendingOneOffs)
+            pendingTimer = .unchanged
+            pendingOneOffs = []
+            wakeScheduled = false
+            return r
+        }
+        if case .show(let t) = timer { wantedTimer = t }
+        if case .close = timer { wantedTimer = nil }
+        // Retry a timer that failed to show at the last event.
+        let timerDue = timer != .unchanged || (timerFailed && wantedTimer != nil)
+        if !timerDue && oneOffs.isEmpty { return }
+        if case .close = timer {
+            appliedTimer = nil
+            timerFailed = false
+            if let n = timerNote { timerNote = nil; close(n) }
+        }
+        guard wantedTimer != nil && timerDue || !oneOffs.isEmpty else { return }
+        let caps = serverCapabilities()
+        if caps.isEmpty {
+            // No server, or one that does not answer: skip this event, retry at the next one.
+            timerFailed = wantedTimer != nil
+            logProblem("no notification server answered GetCapabilities")
+            return
+        }
+        if timerDue, let t = wantedTimer { applyTimer(t, caps: caps) }
+        for o in oneOffs {
+            switch o {
+            case .reminder(let s, let b): applyReminder(summary: s, body: b, caps: caps)
+            case .report(let s, let b): applyReport(summary: s, body: b, caps: caps)
+            }
+        }
+    }
+
+    private func logProblem(_ message: String) {
+        guard !problemLogged else { return }
+        problemLogged = true
+        let line = "time-agent: notifications unavailable (\(message)); will retry at the next change\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+    }
+
+    private func serverCapabilities() -> Set<String> {
+        var caps = Set<String>()
+        var l = notify_get_server_caps()
+        let head = l
+        while let node = l {
+            if let p = node.pointee.data {
+                caps.insert(String(cString: p.assumingMemoryBound(to: CChar.self)))
+            }
+            l = node.pointee.next
+        }
+        g_list_free_full(head, g_free)
+        return caps
+    }
+
+    private func applyTimer(_ t: TimerNotification, caps: Set<String>) {
+        if timerNote != nil && appliedTimer == t { return }
+        let markup = caps.contains("body-markup")
+        let summary = NotifierText.timerSummary(t)
+        let body = NotifierText.timerBody(t, markup: markup)
+        let n: UnsafeMutablePointer<NotifyNotification>
+        if let existing = timerNote {
+            n = existing
+            _ = notify_notification_update(n, summary, body, nil)
+        } else {
+            n = notify_notification_new(summary, body, nil)
+            connectClosed(n)
+            timerNote = n
+        }
+        setCommonHints(n, category: NotifierText.timerCategory)
+        notify_notification_set_urgency(n, NOTIFY_URGENCY_LOW)
+        notify_notification_set_timeout(n, 0) // NOTIFY_EXPIRES_NEVER
+        notify_notification_set_hint(n, "resident", g_variant_new_boolean(1))
+        setActions(n, NotifierText.timerActions(state: t.state, capabilities: caps))
+        if show(n) { appliedTimer = t; timerFailed = false } else { appliedTimer = nil; timerFailed = true }
+    }
+
+    private func applyReminder(summary: String, body: String, caps: Set<String>) {
+        let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
+        let n: UnsafeMutablePointer<NotifyNotification>
+        if let existing = reminderNote {
+            n = existing
+            _ = notify_notification_update(n, summary, text, nil)
+        } else {
+            n = notify_notification_new(summary, text, nil)
+            connectClosed(n)
+            reminderNote = n
+        }
+        setCommonHints(n, category: NotifierText.reminderCategory)
+        notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
+        notify_notification_set_timeout(n, 0)
+        setActions(n, NotifierText.reminderActions(capabilities: caps))
+        _ = show(n)
+    }
+
+    private func applyReport(summary: String, body: String, caps: Set<String>) {
+        let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
+        let n = notify_notification_new(summary, text, nil)!
+        setCommonHints(n, category: NotifierText.reportCategory)
+        notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
+        notify_notification_set_timeout(n, -1) // NOTIFY_EXPIRES_DEFAULT
+        _ = show(n)
+        g_object_unref(n)
+    }
+
+    private func setCommonHints(_ n: UnsafeMutablePointer<NotifyNotification>, category: String) {
+        notify_notification_set_category(n, category)
+        notify_notification_set_hint(n, "desktop-entry", g_variant_new_string(desktopEntry))
+    }
+
+    private func setActions(_ n: UnsafeMutablePointer<NotifyNotification>,
+                            _ actions: [NotificationActionSpec]) {
+        notify_notification_clear_actions(n)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        for a in actions {
+            notify_notification_add_action(n, a.key, a.label, actionCallback, me, nil)
+        }
+    }
+
+    private func connectClosed(_ n: UnsafeMutablePointer<NotifyNotification>) {
+        typealias Closed = @convention(c) (gpointer?, gpointer?) -> Void
+        let cb = unsafeBitCast(closedCallback as Closed, to: GCallback.self)
+        g_signal_connect_data(gpointer(n), "closed", cb,
+                              Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(0))
+    }
+
+    /// Shows; logs one line on the first failure of a run of failures.
+    private func show(_ n: UnsafeMutablePointer<NotifyNotification>) -> Bool {
+        var error: UnsafeMutablePointer<GError>?
+        if notify_notification_show(n, &error) != 0 {
+            problemLogged = false
+            return true
+        }
+        let message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
+        if let error { g_error_free(error) }
+        logProblem(message)
+        return false
+    }
+
+    private func close(_ n: UnsafeMutablePointer<NotifyNotification>) {
+        var error: UnsafeMutablePointer<GError>?
+        if notify_notification_close(n, &error) == 0, let error { g_error_free(error) }
+        g_signal_handlers_disconnect_matched(gpointer(n), G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
+                                             Unmanaged.passUnretained(self).toOpaque())
+        g_object_unref(n)
+    }
+
+    // Called by libnotify on this thread.
+    func actionInvoked(_ key: String) {
+        guard let action = NotifierText.action(forKey: key) else { return }
+        let d = Unmanaged.passRetained(ActionDelivery(onAction, action)).toOpaque()
+        g_main_context_invoke_full(mainContext, 0, deliverAction, d, nil)
+    }
+
+    /// The server closed one of ours (dismissed, or an action was invoked): forget it, so the
+    /// next state change shows it again.
+    func notificationClosed(_ p: gpointer) {
+        if let n = timerNote, gpointer(n) == p {
+            timerNote = nil
+            appliedTimer = nil
+            g_signal_handlers_disconnect_matched(p, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
+                                                 Unmanaged.passUnretained(self).toOpaque())
+            g_object_unref(n)
+        } else if let n = reminderNote, gpointer(n) == p {
+            reminderNote = nil
+            g_signal_handlers_disconnect_matched(p, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
+                                                 Unmanaged.passUnretained(self).toOpaque())
+            g_object_unref(n)
+        }
+    }
+}

@@ -1,3 +1,0 @@
-import XCTest
-@testable import Notifier
-final class NotifierPlaceholderTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }
