@@ -240,6 +240,6 @@ private let handlerResultNotYetHandled = DBusHandlerResult(rawValue: 1)
 private func connectionFilter(_ connection: OpaquePointer?, _ message: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> DBusHandlerResult {
     guard let message, let data else { return handlerResultNotYetHandled }
     let bus = Unmanaged<BusConnection>.fromOpaque(data).takeUnretainedValue()
-    bus.filter(Message(raw: message, retain: true))
+    withExtendedLifetime(bus) { bus.filter(Message(raw: message, retain: true)) }
     return handlerResultNotYetHandled
 }

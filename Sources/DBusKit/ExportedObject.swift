@@ -381,6 +381,7 @@ final class ObjectRegistration {
 private func objectMessage(_ connection: OpaquePointer?, _ message: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> DBusHandlerResult {
     guard let message, let data else { return DBusHandlerResult(rawValue: 1) }
     let registration = Unmanaged<ObjectRegistration>.fromOpaque(data).takeUnretainedValue()
-    let handled = registration.handle(Message(raw: message, retain: true))
+    // A handler may close the connection, which drops the registration: keep it alive until done.
+    let handled = withExtendedLifetime(registration) { registration.handle(Message(raw: message, retain: true)) }
     return DBusHandlerResult(rawValue: handled ? 0 : 1)   // HANDLED : NOT_YET_HANDLED
 }

@@ -198,6 +198,8 @@ private func wakeupMain(_ data: UnsafeMutableRawPointer?) {
 }
 
 private func dispatchIdle(_ data: gpointer?) -> gboolean {
-    integration(data).dispatchAll()
+    // A handler may close the connection, which drops the integration: keep it alive until done.
+    let object = integration(data)
+    withExtendedLifetime(object) { object.dispatchAll() }
     return gSourceRemove
 }

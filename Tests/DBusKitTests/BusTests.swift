@@ -231,7 +231,10 @@ final class BusTests: XCTestCase {
         defer { g_main_context_unref(context) }
         connection.attachToMainContext(context)
         var disconnected = false
-        connection.onDisconnect = { disconnected = true }
+        connection.onDisconnect = {
+            disconnected = true
+            connection.close()   // closing from inside a dispatch is safe
+        }
         bus.stop()
         XCTAssertTrue(iterate(context) { disconnected })
         XCTAssertFalse(connection.isConnected)
