@@ -197,3 +197,14 @@ final class SessionEditingTests: TrackerTestCase {
         XCTAssertEqual(try allSessions().map(\.id), [kept])
     }
 }
+
+final class DurationSpacingTests: XCTestCase {
+    /// Digits split by a space are not one number: "1 30m" is not 130 minutes.
+    func testSpaceInsideANumberIsRefused() throws {
+        for text in ["1 30m", "1 5m", "1 0h", "2 0 s", "1h 3 0m", "1. 5h"] {
+            assertTrackerError("InvalidArgument", try DurationParser.seconds(from: text))
+        }
+        XCTAssertEqual(try DurationParser.seconds(from: "1h  30m"), 5400)
+        XCTAssertEqual(try DurationParser.seconds(from: "1h\t30m 15s"), 5415)
+    }
+}
