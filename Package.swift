@@ -24,6 +24,8 @@ let package = Package(
         .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "CGLib"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         .executableTarget(name: "timectl", dependencies: ["DBusKit", "CGLib"]),
+        // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
+        .executableTarget(name: "time-bench", dependencies: ["TimeCore", "DBusKit"]),
 
         // Shared by the end-to-end tests: private buses, agent processes, a dunst desktop.
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),

@@ -36,6 +36,11 @@ public struct WorkSession: Equatable, Sendable {
     public var note: String
     public var segments: [Segment]
 
+    public init(id: SessionID, projectID: ProjectID, start: Int64, end: Int64?, unrecordedSeconds: Int64, note: String, segments: [Segment]) {
+        self.id = id; self.projectID = projectID; self.start = start; self.end = end
+        self.unrecordedSeconds = unrecordedSeconds; self.note = note; self.segments = segments
+    }
+
     public var isOpen: Bool { end == nil }
     public var isRunning: Bool { isOpen && segments.last.map { $0.end == nil } == true }
     public var hasUnrecordedTime: Bool { unrecordedSeconds > 0 }

@@ -1,0 +1,304 @@
+import CGLib
+import DBusKit
+import Glibc
+import TimeCore
+
+// time-bench: measures Time at several history sizes (see scripts/bench.sh, which runs it).
+//   time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR]
+
+struct Options {
+    var sizes = [1000, 20_000, 100_000]
+    var window: Double = 60
+    var json = false
+    var work = "/tmp/time-bench"
+}
+
+func parseOptions() -> Options {
+    var options = Options()
+    var arguments = Array(CommandLine.arguments.dropFirst())[...]
+    while let argument = arguments.popFirst() {
+        switch argument {
+        case "--quick": options.sizes = [1000]; options.window = 5
+        case "--json": options.json = true
+        case "--sizes": options.sizes = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
+        case "--window": options.window = Double(arguments.popFirst() ?? "") ?? options.window
+        case "--work": options.work = arguments.popFirst() ?? options.work
+        case "--help", "-h":
+            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR]")
+            exit(0)
+        default:
+            printError("unknown option \(argument) (see --help)")
+            exit(2)
+        }
+    }
+    return options
+}
+
+// MARK: Measuring
+
+func printError(_ message: String) {
+    var bytes = Array("time-bench: \(message)\n".utf8)
+    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+func monotonic() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Median, minimum and maximum of a series, in the unit of the samples.
+struct Summary {
+    let median: Double, min: Double, max: Double, count: Int
+    init(_ samples: [Double]) {
+        let sorted = samples.sorted()
+        count = sorted.count
+        median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
+        min = sorted.first ?? 0
+        max = sorted.last ?? 0
+    }
+}
+
+struct Row {
+    let size: Int
+    let metric: String
+    let unit: String
+    let summary: Summary
+}
+
+func timed(_ count: Int, _ body: () throws -> Void) rethrows -> [Double] {
+    var samples: [Double] = []
+    for _ in 0..<count {
+        let start = monotonic()
+        try body()
+        samples.append((monotonic() - start) * 1000)
+    }
+    return samples
+}
+
+// MARK: The agent process
+
+final class Agent {
+    let pid: pid_t
+    init(binary: String, dataDirectory: String, address: String) throws {
+        var pid: pid_t = 0
+        let arguments = [binary, "--data-dir", dataDirectory, "--no-notifications"]
+        var environment = ["DBUS_SESSION_BUS_ADDRESS=\(address)", "TZ=\(String(cString: getenv("TZ") ?? strdup("UTC")))",
+                           "PATH=/usr/bin:/bin"]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) }; environment.removeAll() }
+        let rc = posix_spawn(&pid, binary, nil, nil, &argv, &envp)
+        guard rc == 0 else { throw BenchError("could not start \(binary): \(String(cString: strerror(rc)))") }
+        self.pid = pid
+    }
+
+    func stop() {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    /// Sum of voluntary context switches over every thread.
+    var voluntarySwitches: Int {
+        Files.list("/proc/\(pid)/task").reduce(0) { total, task in
+            total + (statusField("/proc/\(pid)/task/\(task)/status", "voluntary_ctxt_switches") ?? 0)
+        }
+    }
+
+    var residentKiB: Int { statusField("/proc/\(pid)/status", "VmRSS") ?? 0 }
+}
+
+func statusField(_ path: String, _ name: String) -> Int? {
+    guard let bytes = try? Files.read(path) else { return nil }
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(name + ":") {
+        return Int(line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+    }
+    return nil
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+final class PrivateBus {
+    let pid: pid_t
+    let address: String
+    init(work: String) throws {
+        let addressFile = work + "/bus-address"
+        unlink(addressFile)
+        var pid: pid_t = 0
+        let words = ["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"]
+        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_addopen(&actions, 1, addressFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        guard posix_spawn(&pid, "/usr/bin/dbus-daemon", &actions, nil, &argv, environ) == 0 else { throw BenchError("dbus-daemon did not start") }
+        self.pid = pid
+        var found = ""
+        for _ in 0..<500 {
+            found = String(decoding: (try? Files.read(addressFile)) ?? [], as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            if found.hasPrefix("unix:") { break }
+            usleep(10_000)
+        }
+        guard found.hasPrefix("unix:") else { throw BenchError("dbus-daemon printed no address") }
+        address = found
+    }
+    func stop() { kill(pid, SIGTERM); var status: Int32 = 0; waitpid(pid, &status, 0) }
+}
+
+// MARK: One history size
+
+let busName = "io.github.timetracker.Time1", objectPath = "/io/github/timetracker/Time1", interface = "io.github.timetracker.Time1"
+
+func call(_ connection: BusConnection, _ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
+    try connection.call(destination: busName, path: objectPath, interface: interface, member: member,
+                        arguments: arguments, timeoutMilliseconds: 30_000)
+}
+
+func snapshotFiles(_ directory: String) -> [String: Int64] {
+    var sizes: [String: Int64] = [:]
+    for name in Files.list(directory + "/snapshots") { sizes[name] = Files.size(directory + "/snapshots/" + name) ?? 0 }
+    return sizes
+}
+
+func measure(size: Int, options: Options, agentBinary: String, log: (String) -> Void) throws -> [Row] {
+    var rows: [Row] = []
+    func add(_ metric: String, _ unit: String, _ samples: [Double]) { rows.append(Row(size: size, metric: metric, unit: unit, summary: Summary(samples))) }
+    let data = options.work + "/data-\(size)"
+    Files.remove(data)
+    let now = Int64(time(nil))
+
+    log("size \(size): generating the history")
+    do {
+        let home = try DataHome(directory: data)
+        try History.generate(into: home.tracker, sessions: size, now: now - 86400 * 7)
+        try home.tracker.createProject(name: "Bench A", color: "", category: "")
+        try home.tracker.createProject(name: "Bench B", color: "", category: "")
+
+        // The core alone: one durable change (commit + verified snapshot), no bus.
+        try home.tracker.startProject("Bench A")
+        add("core: durable change (pause or resume)", "ms", try timed(200) {
+            if try home.tracker.status().state == .running { try home.tracker.pause() } else { try home.tracker.resume() }
+        })
+        try home.tracker.stop()
+    }
+
+    let bus = try PrivateBus(work: options.work)
+    defer { bus.stop() }
+    let client = try BusConnection(address: bus.address)
+    defer { client.close() }
+
+    log("size \(size): start to name owned")
+    var starts: [Double] = []
+    for _ in 0..<5 {
+        let begin = monotonic()
+        let agent = try Agent(binary: agentBinary, dataDirectory: data, address: bus.address)
+        while (try? client.nameHasOwner(busName)) != true {
+            if monotonic() - begin > 30 { throw BenchError("the agent did not take its name within 30 s") }
+            usleep(200)
+        }
+        starts.append((monotonic() - begin) * 1000)
+        agent.stop()
+        while (try? client.nameHasOwner(busName)) == true { usleep(1000) }
+    }
+    add("agent start to name owned", "ms", starts)
+
+    let agent = try Agent(binary: agentBinary, dataDirectory: data, address: bus.address)
+    defer { agent.stop() }
+    while (try? client.nameHasOwner(busName)) != true { usleep(1000) }
+
+    log("size \(size): durable changes over D-Bus")
+    let filesBefore = snapshotFiles(data)
+    var changes = 0
+    _ = try call(client, "StartProject", [.string("Bench A")])
+    var pauses: [Double] = [], resumes: [Double] = [], switches: [Double] = [], stops: [Double] = []
+    for _ in 0..<100 {
+        pauses += try timed(1) { _ = try call(client, "Pause") }
+        resumes += try timed(1) { _ = try call(client, "Resume") }
+        switches += try timed(1) { _ = try call(client, "StartProject", [.string("Bench B")]) }
+        stops += try timed(1) { _ = try call(client, "Stop") }
+        _ = try call(client, "StartProject", [.string("Bench A")])
+        changes += 5
+    }
+    _ = try call(client, "Stop")
+    changes += 1
+    add("D-Bus round trip: Pause", "ms", pauses)
+    add("D-Bus round trip: Resume", "ms", resumes)
+    add("D-Bus round trip: StartProject (switch)", "ms", switches)
+    add("D-Bus round trip: Stop", "ms", stops)
+    let newFiles = snapshotFiles(data).filter { filesBefore[$0.key] == nil }
+    add("snapshot bytes written per change", "B", [Double(newFiles.values.reduce(0, +)) / Double(changes)])
+
+    log("size \(size): reports")
+    let middle = CivilDate(dayNumber: Int((now - Int64(size / 8 / 2) * 86400) / 86400)).description
+    add("WeeklyReport json, a week mid-history", "ms", try timed(50) { _ = try call(client, "WeeklyReport", [.string(middle), .string("json")]) })
+    let week = try Week.parse(middle, now: now)
+    add("ListSessions, one week", "ms", try timed(50) {
+        _ = try call(client, "ListSessions", [.uint64(0), .int64(week.start), .int64(week.end)])
+    })
+
+    log("size \(size): idle (\(Int(options.window)) s) and running (\(Int(options.window)) s)")
+    usleep(1_000_000)
+    add("idle RSS", "MiB", [Double(agent.residentKiB) / 1024])
+    var before = agent.voluntarySwitches
+    usleep(UInt32(options.window * 1_000_000))
+    add("wake-ups over the window, idle", "switches", [Double(agent.voluntarySwitches - before)])
+    _ = try call(client, "StartProject", [.string("Bench A")])
+    usleep(300_000)
+    before = agent.voluntarySwitches
+    usleep(UInt32(options.window * 1_000_000))
+    add("wake-ups over the window, timer running", "switches", [Double(agent.voluntarySwitches - before)])
+    _ = try call(client, "Stop")
+    return rows
+}
+
+// MARK: Main
+
+let options = parseOptions()
+let exe = (try? Files.read("/proc/self/exe")) != nil ? String(cString: realpath("/proc/self/exe", nil)) : CommandLine.arguments[0]
+let agentBinary = Files.directoryName(exe) + "/time-agent"
+guard Files.kind(agentBinary) == .regular else {
+    printError("\(agentBinary) not found; build it first (swift build --product time-agent)")
+    exit(1)
+}
+try? Files.makePrivateDirectory(options.work)
+var rows: [Row] = []
+do {
+    for size in options.sizes {
+        rows += try measure(size: size, options: options, agentBinary: agentBinary) { printError($0) }
+    }
+} catch {
+    printError("\(error)")
+    exit(1)
+}
+
+func format(_ value: Double) -> String {
+    let rounded = (value * 1000).rounded() / 1000
+    return value >= 100 ? String(Int(value.rounded())) : String(rounded)
+}
+
+if options.json {
+    let json = JSON.array(rows.map { row in
+        .object([("size", .int(Int64(row.size))), ("metric", .string(row.metric)), ("unit", .string(row.unit)),
+                 ("median", .string(format(row.summary.median))), ("min", .string(format(row.summary.min))),
+                 ("max", .string(format(row.summary.max))), ("samples", .int(Int64(row.summary.count)))])
+    })
+    print(json.serialized)
+} else {
+    let width = max(44, rows.map(\.metric.count).max() ?? 0)
+    func cell(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+    print("sessions".padding(9) + "metric".padding(width + 1) + cell("median", 10) + cell("min", 10) + cell("max", 10) + "  unit   (n)")
+    for row in rows {
+        print(String(row.size).padding(9) + row.metric.padding(width + 1) + cell(format(row.summary.median), 10)
+              + cell(format(row.summary.min), 10) + cell(format(row.summary.max), 10) + "  " + row.unit.padding(7) + "(\(row.summary.count))")
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}
