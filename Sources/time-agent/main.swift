@@ -1,1 +1,4 @@
+import Glibc
 import TimeAgent
+
+exit(AgentMain.run(Array(CommandLine.arguments.dropFirst())))

@@ -71,3 +71,6 @@ func pad(_ value: Int, _ width: Int) -> String {
     let digits = String(abs(value))
     return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
 }
+
+/// "1 session", "2 sessions".
+func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }

@@ -1,0 +1,342 @@
+import CGLib
+import DBusKit
+import Glibc
+import Notifier
+import TimeCore
+
+/// The service: the contract on one side, TimeCore on the other, notifications after every reply.
+/// Everything runs on the one GLib main loop thread.
+public final class AgentService {
+    let tracker: Tracker
+    let storage: StorageStatus
+    private var published: TimerProperties
+    private var connection: BusConnection?
+    private var notifier: Notifier?
+    private let minuteLength: Int64
+    private var reminderSource: UInt32 = 0
+    private var reminderActiveSeconds: Int64 = 0
+    private var shownTimer: TimerNotification?
+
+    public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
+        self.tracker = tracker
+        self.storage = storage
+        self.minuteLength = minuteLength
+        published = TimerProperties()
+        if notifications {
+            notifier = Notifier(appName: "Time", desktopEntry: Contract.desktopEntry, mainContext: nil) { [weak self] action in
+                self?.perform(action)
+            }
+        }
+        published = currentProperties()
+    }
+
+    /// Exports the object; call before requesting the bus name.
+    public func export(on connection: BusConnection) throws {
+        self.connection = connection
+        try connection.export(object: ExportedObject(path: Contract.objectPath, interfaces: [interface]))
+        refreshAfterChange()
+    }
+
+    public func shutdown() {
+        if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
+        notifier?.shutdown()
+        notifier = nil
+        tracker.store.checkpoint()
+    }
+
+    // MARK: State after a change
+
+    private func currentProperties() -> TimerProperties {
+        guard let status = try? tracker.status() else { return TimerProperties() }
+        return TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
+    }
+
+    /// After a reply: one `PropertiesChanged` with everything that changed, then the reminder
+    /// timer and the notification. Cheap when nothing changed.
+    func refreshAfterChange() {
+        let now = currentProperties()
+        let changed = now.changes(since: published)
+        published = now
+        if !changed.isEmpty, let connection {
+            do {
+                try connection.emitPropertiesChanged(path: Contract.objectPath, interface: Contract.interface, changed: changed)
+            } catch {
+                Log.warning("could not announce a property change: \(error)")
+            }
+        }
+        scheduleReminder()
+        updateTimerNotification()
+    }
+
+    private func updateTimerNotification() {
+        guard let notifier = notifier else { return }
+        guard let status = try? tracker.status(), let session = status.session, let project = status.project else {
+            if shownTimer != nil { notifier.closeTimer(); shownTimer = nil }
+            return
+        }
+        let since = session.isRunning ? status.runningSince : (session.segments.last?.end ?? session.start)
+        let content = TimerNotification(project: project.name, category: status.categoryName,
+                                        state: session.isRunning ? .running : .paused,
+                                        since: since, sessionStart: session.start, note: session.note)
+        guard content != shownTimer else { return }
+        shownTimer = content
+        notifier.showTimer(content)
+    }
+
+    // MARK: Reminders
+
+    private func scheduleReminder() {
+        if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
+        let now = tracker.clock.now()
+        guard let due = ReminderSchedule.nextDue(for: tracker.currentSession, minutes: tracker.reminderMinutes,
+                                                 now: now, minuteLength: minuteLength) else { return }
+        reminderActiveSeconds = due.activeSeconds
+        let delay = UInt32(clamping: max(0, due.at - now) * 1000)
+        reminderSource = g_timeout_add_full(G_PRIORITY_DEFAULT, delay, reminderFired,
+                                            Unmanaged.passUnretained(self).toOpaque(), nil)
+        Log.debug("next reminder in \(due.at - now) s")
+    }
+
+    fileprivate func reminderDue() {
+        reminderSource = 0
+        if let status = try? tracker.status(), status.state == .running, let project = status.project {
+            let label = status.categoryName.isEmpty ? project.name : "\(project.name) · \(status.categoryName)"
+            let active = ReminderSchedule.spoken(reminderActiveSeconds * 60 / minuteLength)
+            notifier?.showReminder(summary: "\(label): \(active) active",
+                                         body: "Still working on \(project.name)? The timer keeps running until you stop it.")
+            Log.info("reminder: \(project.name), \(active) active")
+        }
+        scheduleReminder()
+    }
+
+    // MARK: Notification actions
+
+    private func perform(_ action: NotifierAction) {
+        do {
+            switch action {
+            case .pause: try tracker.pause()
+            case .resume: try tracker.resume()
+            case .stop, .reminderStop: try tracker.stop()
+            case .openDefault, .reminderKeepGoing: break
+            }
+        } catch {
+            Log.warning("notification action \(action) refused: \(error)")
+        }
+        refreshAfterChange()
+    }
+
+    // MARK: The interface table
+
+    /// A method whose effect may change the timer: properties and notification follow the reply.
+    private func changing(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
+                          _ body: @escaping (Arguments) throws -> [DBusValue]) -> Method {
+        Method(name: name, inArgs: inArgs, outArgs: outArgs, doc: doc) { [unowned self] call in
+            call.afterReply = { [weak self] in self?.refreshAfterChange() }
+            return try contractCall { try body(Arguments(values: call.arguments)) }
+        }
+    }
+
+    private func reading(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
+                         _ body: @escaping (Arguments) throws -> [DBusValue]) -> Method {
+        Method(name: name, inArgs: inArgs, outArgs: outArgs, doc: doc) { call in
+            try contractCall { try body(Arguments(values: call.arguments)) }
+        }
+    }
+
+    private func property(_ name: String, _ signature: String, _ doc: String, emits: Property.EmitsChange = .true) -> Property {
+        Property(name: name, signature: signature, emitsChange: emits, doc: doc) { [unowned self] in
+            self.published.values[name] ?? .string(Contract.version)
+        }
+    }
+
+    private func session(_ arguments: Arguments, _ index: Int) throws -> Int64 {
+        guard let id = arguments.id(index) else {
+            throw TrackerError.noSuchSession("There is no session with id \(arguments.values[index].uint64Value ?? 0); list them with ListSessions (timectl sessions).")
+        }
+        return id
+    }
+
+    private func project(_ arguments: Arguments, _ index: Int) throws -> Int64 {
+        guard let id = arguments.id(index) else {
+            throw TrackerError.noSuchProject("There is no project with id \(arguments.values[index].uint64Value ?? 0); list them with ListProjects (timectl projects).")
+        }
+        return id
+    }
+
+    var interface: Interface {
+        Interface(name: Contract.interface, methods: [
+            changing("StartProject", [Argument("project", "s")], [Argument("session", "t")],
+                     "Starts tracking a project (by name, or #id). Same project: resumes it if paused. Another project: completes the open session first.") { args in
+                [.uint64(UInt64(try self.tracker.startProject(args.string(0))))]
+            },
+            changing("Pause", [], [], "Pauses the running session; nothing happens when already paused.") { _ in
+                try self.tracker.pause(); return []
+            },
+            changing("Resume", [], [], "Resumes the paused session; nothing happens when already running.") { _ in
+                try self.tracker.resume(); return []
+            },
+            changing("Toggle", [], [Argument("state", "s")],
+                     "Running → paused, paused → running, idle → starts the most recently used project. Returns the new state.") { _ in
+                [.string(try self.tracker.toggle().rawValue)]
+            },
+            changing("Stop", [], [Argument("session", "t")], "Completes the open session.") { _ in
+                [.uint64(UInt64(try self.tracker.stop()))]
+            },
+            changing("AddNote", [Argument("text", "s")], [], "Appends a line to the open session's note.") { args in
+                try self.tracker.addNote(args.string(0)); return []
+            },
+            changing("SetNote", [Argument("session", "t"), Argument("note", "s")], [],
+                     "Replaces the note of any session; an empty note clears it.") { args in
+                try self.tracker.setNote(session: try self.session(args, 0), note: args.string(1)); return []
+            },
+            reading("GetStatus", [], [Argument("status", "a{sv}")],
+                    "The live status computed now: state, project, project_id, color, category, session, elapsed, today, week, note.") { _ in
+                [try self.statusDictionary()]
+            },
+            reading("WeeklyReport", [Argument("week", "s"), Argument("format", "s")], [Argument("report", "s")],
+                    "The report of a week (\"\", 2026-W48 or 2026-11-25) as text or json.") { args in
+                [.string(try self.tracker.weeklyReport(week: args.string(0), format: args.string(1)))]
+            },
+            reading("ShowWeeklyReport", [Argument("week", "s")], [], "Shows the text report of a week as a desktop notification.") { args in
+                let report = try self.tracker.weeklyReport(week: args.string(0))
+                self.notifier?.showReport(summary: "Week \(report.week.isoName): \(WeeklyReport.clockDuration(report.total))",
+                                                body: report.notificationBody)
+                return []
+            },
+            reading("ListProjects", [], [Argument("projects", "aa{sv}")], "Every project: id, name, color, category, archived.") { _ in
+                [.array(elementSignature: "a{sv}", self.tracker.projects().map(self.projectDictionary))]
+            },
+            changing("CreateProject", [Argument("name", "s"), Argument("color", "s"), Argument("category", "s")], [Argument("id", "t")],
+                     "Creates a project; an empty color picks one from the palette, an empty category means none.") { args in
+                [.uint64(UInt64(try self.tracker.createProject(name: args.string(0), color: args.string(1), category: args.string(2))))]
+            },
+            changing("UpdateProject", [Argument("id", "t"), Argument("changes", "a{sv}")], [],
+                     "Changes a project: keys name (s), color (s), category (s), archived (b).") { args in
+                let changes = try ChangeSet(args.dictionary(1), allowed: ["name": "s", "color": "s", "category": "s", "archived": "b"],
+                                            what: "UpdateProject")
+                try self.tracker.updateProject(id: try self.project(args, 0), changes: ProjectChanges(
+                    name: changes.string("name"), color: changes.string("color"),
+                    category: changes.string("category"), archived: changes.bool("archived")))
+                return []
+            },
+            reading("ListCategories", [], [Argument("categories", "as")], "Category names, sorted.") { _ in
+                [.stringArray(self.tracker.categories().map(\.name))]
+            },
+            changing("AddCategory", [Argument("name", "s")], [], "Adds a category.") { args in
+                try self.tracker.addCategory(args.string(0)); return []
+            },
+            changing("DeleteCategory", [Argument("name", "s")], [],
+                     "Deletes a category; its projects become uncategorized and no session is touched.") { args in
+                try self.tracker.deleteCategory(args.string(0)); return []
+            },
+            reading("ListSessions", [Argument("project", "t"), Argument("from", "x"), Argument("to", "x")], [Argument("sessions", "aa{sv}")],
+                    "Sessions overlapping [from, to); project 0 means all.") { args in
+                let sessions = try self.tracker.sessions(project: try self.project(args, 0), from: args.int64(1), to: args.int64(2))
+                return [.array(elementSignature: "a{sv}", sessions.map(self.sessionDictionary))]
+            },
+            changing("AddSession", [Argument("project", "t"), Argument("start", "x"), Argument("duration", "s"), Argument("note", "s")],
+                     [Argument("id", "t")], "Adds a completed past session with a typed duration such as 1h30m, 1:30 or 90m.") { args in
+                [.uint64(UInt64(try self.tracker.addSession(project: try self.project(args, 0), start: args.int64(1),
+                                                             duration: args.string(2), note: args.string(3))))]
+            },
+            changing("EditSession", [Argument("id", "t"), Argument("changes", "a{sv}")], [],
+                     "Edits a completed session: keys project (t), start (x), duration (s), note (s).") { args in
+                let changes = try ChangeSet(args.dictionary(1), allowed: ["project": "t", "start": "x", "duration": "s", "note": "s"],
+                                            what: "EditSession")
+                var projectID: Int64?
+                if let raw = changes.uint64("project") {
+                    guard raw <= UInt64(Int64.max) else {
+                        throw TrackerError.noSuchProject("There is no project with id \(raw); list them with ListProjects (timectl projects).")
+                    }
+                    projectID = Int64(raw)
+                }
+                try self.tracker.editSession(id: try self.session(args, 0), changes: SessionChanges(
+                    projectID: projectID, start: changes.int64("start"), duration: changes.string("duration"), note: changes.string("note")))
+                return []
+            },
+            changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
+                try self.tracker.deleteSession(id: try self.session(args, 0)); return []
+            },
+        ], properties: [
+            property("State", "s", "idle, running or paused."),
+            property("Project", "s", "The open session's project; empty when idle."),
+            property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),
+            property("Category", "s", "The open session's category; empty when idle or uncategorized."),
+            property("SessionId", "t", "The open session; 0 when idle."),
+            property("SessionStart", "x", "When the open session began (Unix seconds); 0 when idle."),
+            property("RunningSince", "x", "When the current running stretch began; 0 unless running."),
+            property("ActiveSeconds", "t", "Active seconds before RunningSince (when paused: all of them). A panel shows ActiveSeconds + (now - RunningSince)."),
+            property("Note", "s", "The open session's note."),
+            property("LastProject", "s", "What Toggle starts from idle."),
+            property("StorageState", "s", "ok, restored, or read-only."),
+            property("StorageMessage", "s", "What happened to the store and what to do; empty when ok."),
+            Property(name: "Version", signature: "s", emitsChange: .const, doc: "The agent's version.") { .string(Contract.version) },
+            Property(name: "ReminderMinutes", signature: "u", access: .readWrite,
+                     doc: "Minutes of active time between reminders; 0 turns them off.") { [unowned self] in
+                .uint32(self.tracker.reminderMinutes)
+            } set: { [unowned self] value in
+                try contractCall { try self.tracker.setReminderMinutes(value.uint32Value ?? 0) }
+                // DBusKit announces this property itself after a successful Set.
+                self.published.reminderMinutes = self.tracker.reminderMinutes
+                self.scheduleReminder()
+            },
+        ])
+    }
+
+    // MARK: Dictionaries
+
+    private func statusDictionary() throws -> DBusValue {
+        let status = try tracker.status()
+        let now = tracker.clock.now()
+        let totals = try tracker.todayAndWeekSeconds()
+        return .vardict([
+            "state": .string(status.state.rawValue),
+            "project": .string(status.project?.name ?? ""),
+            "project_id": .uint64(UInt64(max(0, status.project?.id ?? 0))),
+            "color": .string(status.project?.color ?? ""),
+            "category": .string(status.categoryName),
+            "session": .uint64(UInt64(max(0, status.session?.id ?? 0))),
+            "elapsed": .uint64(UInt64(max(0, status.session?.activeSeconds(at: now) ?? 0))),
+            "today": .uint64(UInt64(max(0, totals.today))),
+            "week": .uint64(UInt64(max(0, totals.week))),
+            "note": .string(status.session?.note ?? ""),
+        ])
+    }
+
+    private func projectDictionary(_ project: Project) -> DBusValue {
+        .vardict([
+            "id": .uint64(UInt64(project.id)), "name": .string(project.name), "color": .string(project.color),
+            "category": .string(tracker.categoryName(of: project)), "archived": .bool(project.archived),
+        ])
+    }
+
+    private func sessionDictionary(_ session: WorkSession) -> DBusValue {
+        let now = tracker.clock.now()
+        return .vardict([
+            "id": .uint64(UInt64(session.id)), "project_id": .uint64(UInt64(session.projectID)),
+            "project": .string(tracker.project(id: session.projectID)?.name ?? ""),
+            "start": .int64(session.start), "end": .int64(session.end ?? 0),
+            "active": .uint64(UInt64(max(0, session.activeSeconds(at: now)))),
+            "state": .string(session.state.rawValue), "note": .string(session.note),
+            "segments": .array(elementSignature: "(xx)", session.segments.map {
+                .structure([.int64($0.start), .int64($0.end ?? 0)])
+            }),
+        ])
+    }
+}
+
+private func reminderFired(_ data: UnsafeMutableRawPointer?) -> gboolean {
+    Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().reminderDue()
+    return 0 // G_SOURCE_REMOVE: reminderDue schedules the next one itself
+}
+
+extension WeeklyReport {
+    /// A short per-project list for a notification, where a wide table would not align.
+    var notificationBody: String {
+        guard !projects.isEmpty else { return "No time tracked from \(week.monday) to \(week.sunday)." }
+        var lines = projects.prefix(12).map { "\($0.name): \(WeeklyReport.clockDuration($0.total))" }
+        if projects.count > 12 { lines.append("… and \(projects.count - 12) more") }
+        lines.append("Total: \(WeeklyReport.clockDuration(total)) (\(week.monday) to \(week.sunday))")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,75 @@
+/// Copies of the store exactly as it lies on disk (main file and whichever of `-wal`, `-shm`,
+/// `-journal` exist), made at launch under the instance lock before any SQLite connection, so
+/// that even SQLite's own recovery on open can be undone. The newest 5 distinct copies are kept.
+public enum RawArchiver {
+    public static let keptArchives = 5
+    public static let sidecarSuffixes = ["", "-wal", "-shm", "-journal"]
+
+    /// Archives the store's files and verifies every copy byte for byte. Returns the folder that
+    /// holds a copy equal to the files now (a new one, or the newest when nothing changed), or nil
+    /// when there is nothing to archive.
+    @discardableResult
+    public static func archive(store: String, into archives: String) throws -> String? {
+        let names = sidecarSuffixes.map { Files.baseName(store) + $0 }
+        let present = names.filter { Files.kind(Files.directoryName(store) + "/" + $0) == .regular }
+        guard !present.isEmpty else { return nil }
+        try Files.makePrivateDirectory(archives)
+        let folder = Files.directoryName(store)
+        var contents: [String: [UInt8]] = [:]
+        for name in present { contents[name] = try Files.read(folder + "/" + name) }
+
+        let existing = list(archives)
+        if let newest = existing.last, matches(archive: archives + "/" + newest, contents) {
+            return archives + "/" + newest
+        }
+        let incoming = archives + "/.incoming"
+        Files.remove(incoming)
+        try Files.makePrivateDirectory(incoming)
+        for (name, bytes) in contents.sorted(by: { $0.key < $1.key }) {
+            try Files.writeDurably(bytes, to: incoming + "/" + name, syncFolder: false)
+        }
+        try Files.syncDirectory(incoming)
+        // The originals are read again: the copy must equal what is on disk, not what was read first.
+        for name in present where try Files.read(folder + "/" + name) != Files.read(incoming + "/" + name) {
+            throw FileError("verify the archived copy of", folder + "/" + name, code: 5)
+        }
+        let sequence = (existing.last.flatMap { Int($0.split(separator: "-")[1]) } ?? 0) + 1
+        let final = archives + "/raw-\(pad(sequence, 6))"
+        try Files.move(incoming, to: final)
+        try Files.syncDirectory(archives)
+        for old in list(archives).dropLast(keptArchives) { Files.remove(archives + "/" + old) }
+        return final
+    }
+
+    /// Archive folders, oldest first.
+    public static func list(_ archives: String) -> [String] {
+        Files.list(archives).filter { $0.hasPrefix("raw-") && Int($0.split(separator: "-")[1]) != nil }
+    }
+
+    static func matches(archive: String, _ contents: [String: [UInt8]]) -> Bool {
+        let names = Files.list(archive)
+        guard Set(names) == Set(contents.keys) else { return false }
+        return names.allSatisfy { (try? Files.read(archive + "/" + $0)) == contents[$0] }
+    }
+
+    /// Puts the store's files back exactly as archived (and removes sidecars the archive did not
+    /// have), so a failed open leaves no trace. True when the files now equal the archive.
+    @discardableResult
+    public static func putBack(archive: String, store: String) -> Bool {
+        let folder = Files.directoryName(store)
+        let archived = Set(Files.list(archive))
+        for suffix in sidecarSuffixes {
+            let name = Files.baseName(store) + suffix
+            let live = folder + "/" + name
+            if archived.contains(name) {
+                guard let bytes = try? Files.read(archive + "/" + name) else { return false }
+                if (try? Files.read(live)) != bytes {
+                    do { try Files.writeDurably(bytes, to: live) } catch { return false }
+                }
+            } else if Files.kind(live) == .regular {
+                Files.remove(live)
+            }
+        }
+        return true
+    }
+}

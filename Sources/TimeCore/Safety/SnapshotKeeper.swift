@@ -1,0 +1,244 @@
+import Glibc
+
+/// Keeps verified JSON snapshots of the data state: one is written (or found) for every change
+/// before it is acknowledged; the newest 20 distinct states are kept.
+///
+/// Cost stays flat as history grows: completed sessions are stored in content-addressed chunk
+/// files, one per UTC month of their start, and a change rewrites only the months it touched
+/// (a pause or resume touches none: the open session lives in the snapshot file itself).
+public final class SnapshotKeeper: ChangeRecorder {
+    public static let keptStates = 20
+
+    public let directory: String
+    private let clock: Clock
+
+    public struct Entry: Equatable {
+        public let sequence: Int
+        public let stateHash: String
+        public let path: String
+    }
+
+    /// Kept snapshot files, oldest first.
+    public private(set) var entries: [Entry] = []
+    private var chunks: [String: SnapshotFormat.ChunkReference] = [:]
+    /// True until the chunk table matches the store: the first recorded change then reads every month.
+    private var needsFullRecord = true
+    /// Chunk hashes each kept snapshot refers to, loaded when first needed for pruning.
+    private var chunkUse: [Int: Set<String>]?
+
+    private struct Pending {
+        var previousChunks: [String: SnapshotFormat.ChunkReference]
+        var previousEntries: [Entry]
+        var previousNeedsFullRecord: Bool
+        var writtenFiles: [String]
+        var renamed: (from: String, to: String)?
+        var chunkSet: Set<String>
+    }
+    private var pending: Pending?
+
+    public init(directory: String, clock: Clock) throws {
+        self.directory = directory
+        self.clock = clock
+        try Files.makePrivateDirectory(directory)
+        entries = SnapshotKeeper.scan(directory)
+    }
+
+    static func fileName(sequence: Int, stateHash: String) -> String {
+        "state-\(pad(sequence, 10))-\(stateHash).json"
+    }
+
+    static func chunkName(_ hash: String) -> String { "chunk-\(hash).json" }
+
+    /// Snapshot files in a folder, oldest first, read from their names.
+    public static func scan(_ directory: String) -> [Entry] {
+        Files.list(directory).compactMap { name -> Entry? in
+            let parts = name.split(separator: "-")
+            guard name.hasPrefix("state-"), name.hasSuffix(".json"), parts.count == 3,
+                  let sequence = Int(parts[1]) else { return nil }
+            return Entry(sequence: sequence, stateHash: String(parts[2].dropLast(5)), path: directory + "/" + name)
+        }.sorted { $0.sequence < $1.sequence }
+    }
+
+    // MARK: Reading
+
+    /// Reads and fully verifies one snapshot: its checksum, every chunk it refers to, every record.
+    public func state(of entry: Entry) throws -> DataState {
+        try SnapshotKeeper.state(at: entry.path)
+    }
+
+    public static func state(at path: String) throws -> DataState {
+        let header = try SnapshotFormat.read(try Files.read(path))
+        let payload = try SnapshotFormat.migrate(header.payload, from: header.version)
+        let folder = Files.directoryName(path)
+        return try SnapshotFormat.state(from: payload) { hash in
+            guard hash.count == 64, hash.allSatisfy({ $0.isHexDigit }) else { throw SnapshotFormat.Failure.missingChunk(hash) }
+            do { return try Files.read(folder + "/" + chunkName(hash)) } catch { throw SnapshotFormat.Failure.missingChunk(hash) }
+        }
+    }
+
+    /// Makes the chunk table match the snapshot the store says it was last recorded with, so
+    /// the next change rewrites only what it touches. When no kept snapshot matches (a new or
+    /// migrated store, lost snapshots), the next change records every month.
+    public func attach(to store: Store) {
+        needsFullRecord = true
+        guard let recorded = try? store.meta("snapshot_state"),
+              let entry = entries.last(where: { $0.stateHash == recorded }),
+              let header = try? SnapshotFormat.read(try Files.read(entry.path)), header.version == SnapshotFormat.currentVersion,
+              let references = header.payload["chunks"]?.arrayValue
+        else { return }
+        var table: [String: SnapshotFormat.ChunkReference] = [:]
+        for reference in references {
+            guard let month = reference["month"]?.stringValue, let hash = reference["sha256"]?.stringValue,
+                  let count = reference["sessions"]?.intValue,
+                  Files.kind(directory + "/" + SnapshotKeeper.chunkName(hash)) == .regular else { return }
+            table[month] = SnapshotFormat.ChunkReference(month: month, sha256: hash, sessions: Int(count))
+        }
+        chunks = table
+        needsFullRecord = false
+    }
+
+    public var isAttached: Bool { !needsFullRecord }
+
+    // MARK: ChangeRecorder
+
+    public func recordState(of store: Store, changedMonths: Set<String>) throws {
+        var state = Pending(previousChunks: chunks, previousEntries: entries, previousNeedsFullRecord: needsFullRecord,
+                            writtenFiles: [], renamed: nil, chunkSet: [])
+        pending = state
+        let months = needsFullRecord ? Set(try store.monthsWithCompletedSessions()).union(chunks.keys) : changedMonths
+        if needsFullRecord { chunks.removeAll() }
+        var wroteAnything = false
+        for month in months.sorted() {
+            let sessions = try store.completedSessions(inMonth: month)
+            if sessions.isEmpty {
+                chunks[month] = nil
+                continue
+            }
+            let bytes = SnapshotFormat.chunk(month: month, sessions: sessions)
+            let hash = SHA256.hex(bytes)
+            let path = directory + "/" + SnapshotKeeper.chunkName(hash)
+            if Files.kind(path) != .regular || (try? Files.read(path)).map(SHA256.hex) != hash {
+                try Files.writeDurably(bytes, to: path, syncFolder: false)
+                state.writtenFiles.append(path)
+                pending = state
+                wroteAnything = true
+            }
+            chunks[month] = SnapshotFormat.ChunkReference(month: month, sha256: hash, sessions: sessions.count)
+        }
+        needsFullRecord = false
+        let references = chunks.values.sorted { $0.month < $1.month }
+        state.chunkSet = Set(references.map(\.sha256))
+        let payload = SnapshotFormat.payload(
+            categories: try store.categories(), projects: try store.projects(),
+            reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
+            openSession: try store.openSession(), chunks: references)
+        let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
+        let sequence = (entries.last?.sequence ?? 0) + 1
+        let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
+
+        if entries.last?.stateHash == stateHash {
+            // The newest kept snapshot already holds this state: nothing new is written.
+        } else if let index = entries.firstIndex(where: { $0.stateHash == stateHash }) {
+            // An older kept snapshot holds this state: it becomes the newest, by name only.
+            let old = entries.remove(at: index)
+            try Files.move(old.path, to: path)
+            state.renamed = (old.path, path)
+            pending = state
+            entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
+            wroteAnything = true
+        } else {
+            try Files.writeDurably(bytes, to: path, syncFolder: false)
+            state.writtenFiles.append(path)
+            pending = state
+            entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
+            wroteAnything = true
+        }
+        if wroteAnything { try Files.syncDirectory(directory) }
+        try store.setMeta("snapshot_state", stateHash)
+        pending = state
+    }
+
+    public func changeCommitted() {
+        guard let done = pending else { return }
+        pending = nil
+        if let renamed = done.renamed, let oldSequence = SnapshotKeeper.sequence(inName: renamed.from) {
+            chunkUse?[oldSequence] = nil
+        }
+        if let newest = entries.last { chunkUse?[newest.sequence] = done.chunkSet }
+        prune()
+    }
+
+    public func changeAbandoned() {
+        guard let undone = pending else { return }
+        pending = nil
+        if let renamed = undone.renamed { try? Files.move(renamed.to, to: renamed.from) }
+        for path in undone.writtenFiles { unlink(path) }
+        chunks = undone.previousChunks
+        entries = undone.previousEntries
+        needsFullRecord = undone.previousNeedsFullRecord
+    }
+
+    private static func sequence(inName path: String) -> Int? {
+        let parts = Files.baseName(path).split(separator: "-")
+        return parts.count == 3 ? Int(parts[1]) : nil
+    }
+
+    /// Removes snapshots beyond the newest 20 and the chunks no kept snapshot refers to.
+    private func prune() {
+        guard entries.count > SnapshotKeeper.keptStates else { return }
+        if chunkUse == nil { chunkUse = loadChunkUse() }
+        while entries.count > SnapshotKeeper.keptStates {
+            let oldest = entries.removeFirst()
+            unlink(oldest.path)
+            let released = chunkUse?.removeValue(forKey: oldest.sequence) ?? []
+            let stillUsed = chunkUse?.values.reduce(into: Set<String>()) { $0.formUnion($1) } ?? []
+            for hash in released.subtracting(stillUsed).subtracting(chunks.values.map(\.sha256)) {
+                unlink(directory + "/" + SnapshotKeeper.chunkName(hash))
+            }
+        }
+    }
+
+    private func loadChunkUse() -> [Int: Set<String>] {
+        var use: [Int: Set<String>] = [:]
+        for entry in entries {
+            let header = try? SnapshotFormat.read(try Files.read(entry.path))
+            use[entry.sequence] = Set(header?.payload["chunks"]?.arrayValue?.compactMap { $0["sha256"]?.stringValue } ?? [])
+        }
+        return use
+    }
+
+    // MARK: Restoring
+
+    /// Writes `state` into an empty store, keeping every id, and reads it back to compare
+    /// record by record and relationship by relationship.
+    public static func restore(_ state: DataState, into store: Store, stateHash: String?) throws {
+        let problems = state.relationshipProblems()
+        guard problems.isEmpty else { throw RestoreFailure.inconsistent(problems.joined(separator: "; ")) }
+        try store.begin()
+        do {
+            try store.removeAll()
+            for category in state.categories { try store.insertCategory(category) }
+            for project in state.projects { _ = try store.insertProject(project, keepingID: true) }
+            for session in state.sessions { _ = try store.insertSession(session, keepingID: true) }
+            try store.setMeta("reminder_minutes", String(state.reminderMinutes))
+            if let stateHash { try store.setMeta("snapshot_state", stateHash) }
+            try store.commit()
+        } catch {
+            store.rollback()
+            throw error
+        }
+        let differences = try DataState(store: store).differences(from: state)
+        guard differences.isEmpty else { throw RestoreFailure.mismatch(differences.joined(separator: "; ")) }
+    }
+
+    public enum RestoreFailure: Error, CustomStringConvertible {
+        case inconsistent(String)
+        case mismatch(String)
+        public var description: String {
+            switch self {
+            case .inconsistent(let what): "the snapshot's records do not fit together (\(what))"
+            case .mismatch(let what): "the restored store differs from the snapshot (\(what))"
+            }
+        }
+    }
+}
