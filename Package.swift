@@ -29,5 +29,6 @@ let package = Package(
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit"]),
+        .testTarget(name: "TimectlTests", dependencies: ["DBusKit"]),
     ]
 )

@@ -2,17 +2,20 @@ import Glibc
 
 /// What a command runs with: the clock, the terminal, the agent.
 final class Context {
-    /// Unix seconds. `TIMECTL_NOW` (Unix seconds) replaces the clock, for tests.
+    /// Unix seconds. For tests: `TIMECTL_NOW` (Unix seconds) replaces the clock, and
+    /// `TIMECTL_CLOCK_OFFSET` (seconds) moves the real clock.
     let now: Int64
+    private let offset: Double
     /// 24-bit color in tables: stdout is a terminal and NO_COLOR is not set.
     let color: Bool
     private var client: AgentClient?
 
     init() {
+        offset = Context.environment("TIMECTL_CLOCK_OFFSET").flatMap(Double.init) ?? 0
         if let text = Context.environment("TIMECTL_NOW"), let value = Int64(text) {
             now = value
         } else {
-            now = Int64(time(nil))
+            now = Int64(time(nil)) + Int64(offset)
         }
         color = isatty(STDOUT_FILENO) == 1 && (Context.environment("NO_COLOR") ?? "").isEmpty
             && Context.environment("TERM") != "dumb"
@@ -36,7 +39,7 @@ final class Context {
         if Context.environment("TIMECTL_NOW") != nil { return Double(now) }
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9 + offset
     }
 }
 
