@@ -248,6 +248,40 @@ final class EndToEndTests: XCTestCase {
     }
 }
 
+/// The bash completion, with project names from the agent (`timectl projects --names`).
+final class CompletionTests: XCTestCase {
+    func testBashCompletion() throws {
+        let bus = try TestBus()
+        defer { bus.stop() }
+        for name in ["Writing", "Writing book", "Garden"] {
+            XCTAssertEqual(try bus.runArray(["projects", "add", name], env: [:]).status, 0)
+        }
+        XCTAssertEqual(try bus.runArray(["categories", "add", "Work"], env: [:]).status, 0)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("completions/timectl.bash").path
+
+        func complete(_ words: String...) throws -> [String] {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let program = "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _timectl; printf '%s\\n' \"${COMPREPLY[@]}\""
+            var environment = bus.environment()
+            environment["PATH"] = Binaries.directory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+            let result = try runProgram("/bin/bash", ["--norc", "-c", program], environment: environment)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        XCTAssertEqual(try complete("timectl", "st"), ["start", "stop", "status"])
+        XCTAssertEqual(try complete("timectl", "start", "wr"), ["Writing", "Writing\\ book"])
+        XCTAssertEqual(try complete("timectl", "start", ""), ["Writing", "Writing\\ book", "Garden"])
+        XCTAssertEqual(try complete("timectl", "projects", "ed"), ["edit"])
+        XCTAssertEqual(try complete("timectl", "projects", "edit", "G"), ["Garden"])
+        XCTAssertEqual(try complete("timectl", "projects", "add", "X", "--category", ""), ["Work"])
+        XCTAssertEqual(try complete("timectl", "sessions", "--project", "Ga"), ["Garden"])
+        XCTAssertEqual(try complete("timectl", "add", "Garden", "--d"), ["--duration"])
+        XCTAssertEqual(try complete("timectl", "watch", "--format", ""), ["waybar", "json", "plain"])
+        XCTAssertEqual(try complete("timectl", "status", "--"), ["--format", "--json", "--help"])
+    }
+}
+
 extension TestBus {
     func runArray(_ arguments: [String], env: [String: String]) throws -> Result {
         try runProgram(Binaries.timectl, arguments, environment: environment(env))
