@@ -25,10 +25,14 @@ let package = Package(
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         .executableTarget(name: "timectl", dependencies: ["DBusKit", "CGLib"]),
 
+        // Shared by the end-to-end tests: private buses, agent processes, a dunst desktop.
+        .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
+
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier"]),
-        .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit"]),
+        .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
+        .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "DBusKit", "TestSupport"]),
         .testTarget(name: "TimectlTests", dependencies: ["DBusKit"]),
     ]
 )

@@ -58,12 +58,19 @@ public enum DurationParser {
         var nextUnit = 0
         var number = ""
         var sawAny = false
+        var spaceAfterNumber = false
         for character in text + " " {
             if character.isASCIIDigit || character == "." {
+                // "1 30m" is not 130 minutes: a number ends at white space.
+                if spaceAfterNumber { throw invalid("\"\(shown(text))\" is not a duration") }
                 number.append(character)
                 continue
             }
-            if character == " " || character == "\t" { continue }
+            if character == " " || character == "\t" {
+                if !number.isEmpty { spaceAfterNumber = true }
+                continue
+            }
+            spaceAfterNumber = false
             if character == "M" { throw invalid("\"M\" in \"\(shown(text))\" is ambiguous (months?); use m for minutes") }
             let lower = Character(character.lowercased())
             guard let unitIndex = units.firstIndex(where: { $0.0 == lower }), !number.isEmpty, unitIndex >= nextUnit else {

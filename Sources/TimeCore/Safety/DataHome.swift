@@ -42,8 +42,13 @@ public final class DataHome {
 
     public init(directory: String, clock: Clock = SystemClock()) throws(LaunchError) {
         self.directory = directory
+        // Everything written from here on (SQLite creates its files and sidecars itself) is private.
+        umask(0o077)
         do {
             try Files.makePrivateDirectory(directory)
+            for suffix in RawArchiver.sidecarSuffixes where Files.kind(directory + "/time.sqlite" + suffix) == .regular {
+                Files.makePrivate(directory + "/time.sqlite" + suffix)
+            }
             lock = try InstanceLock(path: directory + "/agent.lock")
         } catch let error as InstanceLock.AlreadyLocked {
             throw .alreadyRunning(error.description)
@@ -58,7 +63,7 @@ public final class DataHome {
             archive = try RawArchiver.archive(store: store, into: DataHome.archivesFolder(directory))
         } catch {
             let reason = "The store could not be backed up before opening it (\(error)), so editing is locked to keep it safe. Free some disk space and restart time-agent."
-            (tracker, status, keeper) = DataHome.readOnly(store: store, snapshots: nil, reason: reason, clock: clock)
+            (tracker, status, keeper) = DataHome.readOnly(store: store, snapshots: nil, reason: reason, clock: clock, seeWAL: true)
             return
         }
 
@@ -184,10 +189,11 @@ public final class DataHome {
 
     /// A tracker that refuses every change: over the untouched store opened immutably when it
     /// can be read, else over the newest readable snapshot held in memory, else empty.
-    private static func readOnly(store: String, snapshots: SnapshotKeeper?, reason: String, clock: Clock)
+    /// `seeWAL`: the store itself is sound (only its backup failed), so read its WAL too.
+    private static func readOnly(store: String, snapshots: SnapshotKeeper?, reason: String, clock: Clock, seeWAL: Bool = false)
         -> (Tracker, StorageStatus, SnapshotKeeper?) {
         let status = StorageStatus(state: .readOnly, message: reason)
-        if Files.kind(store) == .regular, let original = try? Store(readOnlyPath: store),
+        if Files.kind(store) == .regular, let original = try? Store(readOnlyPath: store, immutable: !seeWAL),
            let tracker = try? Tracker(store: original, clock: clock, readOnlyReason: reason) {
             return (tracker, status, nil)
         }

@@ -31,9 +31,12 @@ public final class Store {
         }
     }
 
-    /// Opens a store for reading only, whatever its version, touching nothing (read-only mode).
-    public init(readOnlyPath path: String) throws {
-        database = try SQLiteDatabase(path: "file:\(path)?immutable=1", mode: SQLiteDatabase.OpenMode(uri: true))
+    /// Opens a store for reading only (read-only mode). `immutable` touches no file at all but
+    /// cannot see changes still in the WAL; without it SQLite reads the WAL (and may create `-shm`).
+    public init(readOnlyPath path: String, immutable: Bool) throws {
+        database = immutable
+            ? try SQLiteDatabase(path: "file:\(path)?immutable=1", mode: SQLiteDatabase.OpenMode(uri: true))
+            : try SQLiteDatabase(path: path, mode: .readOnly)
         guard try Schema.status(of: database) == .upToDate else {
             throw StoreOpenError.unknownSchema(try database.integerPragma("user_version"))
         }

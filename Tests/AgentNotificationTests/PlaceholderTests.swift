@@ -1,0 +1,2 @@
+import XCTest
+final class AgentNotificationPlaceholderTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }

@@ -1,3 +1,0 @@
-import XCTest
-@testable import TimeAgent
-final class TimeAgentPlaceholderTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }

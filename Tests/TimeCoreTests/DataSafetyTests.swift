@@ -1,0 +1,480 @@
+import Glibc
+import XCTest
+@testable import TimeCore
+
+private final class SafetyClock: Clock {
+    var time: Int64 = 1_795_000_000
+    func now() -> Int64 { time }
+}
+
+/// A data folder for one test.
+private final class Folder {
+    let path: String
+    init() {
+        var template = Array("/tmp/time-safety-XXXXXX".utf8CString)
+        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) } + "/data"
+    }
+    var store: String { path + "/time.sqlite" }
+    var snapshots: String { path + "/snapshots" }
+    var archives: String { path + "/archives" }
+    var quarantine: String { path + "/quarantine" }
+    func states() -> [String] { Files.list(snapshots).filter { $0.hasPrefix("state-") } }
+    func chunks() -> [String] { Files.list(snapshots).filter { $0.hasPrefix("chunk-") } }
+    func remove() { Files.remove(Files.directoryName(path)) }
+}
+
+/// Every data-safety invariant of shared/design.md, against real files on disk.
+final class DataSafetyTests: XCTestCase {
+    private var folder: Folder!
+    private var clock: SafetyClock!
+
+    override func setUp() {
+        folder = Folder()
+        clock = SafetyClock()
+        Files.injectedWriteFailure = nil
+    }
+
+    override func tearDown() {
+        Files.injectedWriteFailure = nil
+        folder.remove()
+    }
+
+    /// Opens the folder as the agent does; the lock is released when the home is released.
+    private func open() throws -> DataHome { try DataHome(directory: folder.path, clock: clock) }
+
+    private func newestState(_ home: DataHome) throws -> DataState {
+        try XCTUnwrap(home.keeper).state(of: XCTUnwrap(home.keeper?.entries.last))
+    }
+
+    /// Fills a tracker with a little of everything.
+    private func populate(_ tracker: Tracker) throws {
+        try tracker.addCategory("Work")
+        try tracker.createProject(name: "Writing", color: "#3366cc", category: "Work")
+        try tracker.createProject(name: "Écriture", color: "", category: "")
+        try tracker.addSession(project: 1, start: clock.time - 90 * 86400, duration: "1h30m", note: "old")
+        try tracker.addSession(project: 2, start: clock.time - 3 * 86400, duration: "45m", note: "")
+        try tracker.startProject("writing")
+        clock.time += 600
+        try tracker.pause()
+        clock.time += 60
+        try tracker.resume()
+        try tracker.addNote("running note")
+    }
+
+    // MARK: Invariant 1 and 2: a verified snapshot of every acknowledged state
+
+    func testEveryAcknowledgedChangeHasAVerifiedSnapshotOfExactlyThatState() throws {
+        let home = try open()
+        let tracker = home.tracker
+        let operations: [() throws -> Void] = [
+            { try tracker.addCategory("Work") },
+            { try tracker.createProject(name: "Writing", color: "", category: "Work") },
+            { try tracker.startProject("Writing") },
+            { self.clock.time += 125; try tracker.pause() },
+            { self.clock.time += 5; try tracker.resume() },
+            { try tracker.addNote("first line") },
+            { self.clock.time += 40; try tracker.stop() },
+            { try tracker.addSession(project: 1, start: self.clock.time - 40 * 86400, duration: "2h", note: "past") },
+            { try tracker.setNote(session: 2, note: "edited") },
+            { try tracker.editSession(id: 2, changes: SessionChanges(start: self.clock.time - 41 * 86400)) },
+            { try tracker.deleteCategory("Work") },
+            { try tracker.deleteSession(id: 2) },
+            { try tracker.setReminderMinutes(25) },
+        ]
+        for (index, operation) in operations.enumerated() {
+            try operation()
+            XCTAssertEqual(try newestState(home), try DataState(store: tracker.store), "after operation \(index)")
+        }
+        for entry in Files.list(folder.snapshots) where entry.hasPrefix("state-") {
+            let bytes = try Files.read(folder.snapshots + "/" + entry)
+            XCTAssertNoThrow(try SnapshotFormat.read(bytes), "every kept snapshot verifies")
+        }
+    }
+
+    func testAnUnchangedStateWritesNothingNew() throws {
+        let home = try open()
+        try populate(home.tracker)
+        let before = Files.list(folder.snapshots)
+        try home.tracker.resume()                       // already running
+        try home.tracker.setNote(session: 3, note: "running note")
+        try home.tracker.updateProject(id: 1, changes: ProjectChanges(name: "Writing"))
+        try home.tracker.setReminderMinutes(60)
+        try home.tracker.recordCurrentState()
+        XCTAssertEqual(Files.list(folder.snapshots), before)
+
+        // A state equal to an older kept one becomes the newest by a rename, not by new content.
+        try home.tracker.updateProject(id: 1, changes: ProjectChanges(name: "Draft"))
+        let afterRename = Set(Files.list(folder.snapshots))
+        try home.tracker.updateProject(id: 1, changes: ProjectChanges(name: "Writing"))
+        XCTAssertEqual(Files.list(folder.snapshots).count, afterRename.count, "no new file for a repeated state")
+        XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
+    }
+
+    func testKeepsTheNewestTwentyDistinctStatesAndOnlyTheChunksTheyUse() throws {
+        let home = try open()
+        try home.tracker.createProject(name: "Writing", color: "", category: "")
+        for day in 0..<30 {
+            try home.tracker.addSession(project: 1, start: clock.time - Int64(day + 1) * 31 * 86400, duration: "1h", note: "day \(day)")
+        }
+        XCTAssertEqual(folder.states().count, SnapshotKeeper.keptStates)
+        var referenced = Set<String>()
+        for name in folder.states() {
+            let state = try SnapshotKeeper.state(at: folder.snapshots + "/" + name)   // complete and verifiable
+            XCTAssertFalse(state.projects.isEmpty)
+            let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + name))
+            for chunk in header.payload["chunks"]?.arrayValue ?? [] { referenced.insert("chunk-\(chunk["sha256"]!.stringValue!).json") }
+        }
+        XCTAssertEqual(Set(folder.chunks()), referenced, "chunks no kept snapshot uses are removed")
+        XCTAssertEqual(try newestState(home).sessions.count, 30)
+    }
+
+    /// Invariant 8: a pause or resume rewrites no chunk, whatever the history; a past edit rewrites one.
+    func testTheCostOfAChangeDoesNotGrowWithHistory() throws {
+        let home = try open()
+        try home.tracker.createProject(name: "Writing", color: "", category: "")
+        for month in 0..<60 {
+            try home.tracker.addSession(project: 1, start: clock.time - Int64(month) * 30 * 86400 - 86400, duration: "1h", note: "")
+        }
+        try home.tracker.startProject("Writing")
+        let chunksBefore = Set(folder.chunks())
+        clock.time += 30
+        try home.tracker.pause()
+        clock.time += 30
+        try home.tracker.resume()
+        XCTAssertEqual(Set(folder.chunks()), chunksBefore, "timer changes touch no month of history")
+        try home.tracker.setNote(session: 10, note: "one past session")
+        XCTAssertEqual(Set(folder.chunks()).subtracting(chunksBefore).count, 1, "a past edit rewrites exactly one month")
+    }
+
+    func testAChangeWhoseSnapshotCannotBeWrittenIsRefusedAndChangesNothing() throws {
+        let home = try open()
+        try populate(home.tracker)
+        let before = try DataState(store: home.tracker.store)
+        let files = Files.list(folder.snapshots)
+        Files.injectedWriteFailure = ENOSPC
+        XCTAssertThrowsError(try home.tracker.createProject(name: "New", color: "", category: "")) { error in
+            XCTAssertEqual((error as? TrackerError)?.name, "StorageFailure")
+            XCTAssertTrue((error as? TrackerError)?.message.contains("nothing was changed") == true)
+        }
+        XCTAssertThrowsError(try home.tracker.stop())
+        XCTAssertThrowsError(try home.tracker.addSession(project: 1, start: clock.time - 86400 * 200, duration: "1h", note: ""))
+        XCTAssertEqual(try DataState(store: home.tracker.store), before, "the store is unchanged")
+        XCTAssertEqual(Files.list(folder.snapshots), files, "no partial snapshot is left behind")
+        XCTAssertEqual(try home.tracker.status().state, .running)
+        Files.injectedWriteFailure = nil
+        try home.tracker.stop()
+        XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
+    }
+
+    /// The disk really full: a small tmpfs as the data folder (root only; the injected failure above covers the rest).
+    func testAFullDiskRefusesTheChangeAndLosesNothing() throws {
+        let mountPoint = folder.path
+        try Files.makePrivateDirectory(mountPoint)
+        guard getuid() == 0, system("mount -t tmpfs -o size=600k tmpfs '\(mountPoint)' 2>/dev/null") == 0 else {
+            throw XCTSkip("mounting a tmpfs needs root; the injected ENOSPC test covers this case")
+        }
+        defer { _ = system("umount -l '\(mountPoint)'") }
+        var acknowledged: [SessionID] = []
+        var refusal: TrackerError?
+        do {
+            let home = try open()
+            try home.tracker.createProject(name: "Writing", color: "", category: "")
+            for index in 0..<5000 {
+                do {
+                    acknowledged.append(try home.tracker.addSession(project: 1, start: clock.time - Int64(index + 1) * 7 * 86400,
+                                                                    duration: "1h", note: String(repeating: "n", count: 300)))
+                } catch let error as TrackerError {
+                    refusal = error
+                    break
+                }
+            }
+            XCTAssertEqual(refusal?.name, "StorageFailure", "a full disk is reported as StorageFailure")
+            XCTAssertEqual(try home.tracker.sessions(project: 0, from: 0, to: clock.time + 1).map(\.id).sorted(), acknowledged.sorted())
+        }
+        // Restarted while the disk is still full: no verified backup can be made, so editing is
+        // locked, but everything acknowledged is there to read.
+        do {
+            let home = try open()
+            XCTAssertEqual(home.status.state, .readOnly)
+            XCTAssertTrue(home.status.message.contains("Free some disk space"), home.status.message)
+            XCTAssertEqual(try home.tracker.sessions(project: 0, from: 0, to: clock.time + 1).map(\.id).sorted(), acknowledged.sorted())
+        }
+        // With space again, the agent starts normally and every acknowledged session is there.
+        XCTAssertEqual(system("mount -o remount,size=8m '\(mountPoint)'"), 0)
+        let home = try open()
+        XCTAssertEqual(home.status, .ok, home.status.message)
+        XCTAssertEqual(try home.tracker.sessions(project: 0, from: 0, to: clock.time + 1).map(\.id).sorted(), acknowledged.sorted())
+        try home.tracker.createProject(name: "After", color: "", category: "")
+    }
+
+    // MARK: Invariant 3: raw archives
+
+    func testRawArchivesAreVerifiedCopiesOfEveryFileAndTheNewestFiveDistinctAreKept() throws {
+        do { try populate(open().tracker) }
+        // A WAL that was not checkpointed, as after a crash: copy the live files aside first.
+        let originals = RawArchiver.sidecarSuffixes.compactMap { suffix -> (String, [UInt8])? in
+            (try? Files.read(folder.store + suffix)).map { (suffix, $0) }
+        }
+        XCTAssertTrue(originals.contains { $0.0 == "" })
+        let archive = try XCTUnwrap(RawArchiver.archive(store: folder.store, into: folder.archives))
+        for (suffix, bytes) in originals {
+            XCTAssertEqual(try Files.read(archive + "/time.sqlite" + suffix), bytes, "archived \(suffix) is byte-identical")
+        }
+        let count = RawArchiver.list(folder.archives).count
+        XCTAssertEqual(try RawArchiver.archive(store: folder.store, into: folder.archives), archive, "unchanged files: no new archive")
+        XCTAssertEqual(RawArchiver.list(folder.archives).count, count)
+        for round in 0..<7 {
+            clock.time += 10
+            do { try open().tracker.createProject(name: "P\(round)", color: "", category: "") }
+        }
+        XCTAssertEqual(RawArchiver.list(folder.archives).count, RawArchiver.keptArchives)
+    }
+
+    // MARK: Invariant 4: quarantine and recovery
+
+    private func damageAndReopen(_ damage: () throws -> Void) throws -> (DataHome, DataState) {
+        var expected: DataState
+        do {
+            let home = try open()
+            try populate(home.tracker)
+            expected = try DataState(store: home.tracker.store)
+        }
+        try damage()
+        let home = try open()
+        return (home, expected)
+    }
+
+    private func assertRestored(_ home: DataHome, _ expected: DataState, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(home.status.state, .restored, home.status.message, file: file, line: line)
+        XCTAssertTrue(home.status.message.contains("restored from the snapshot"), file: file, line: line)
+        XCTAssertEqual(try DataState(store: home.tracker.store), expected, file: file, line: line)
+        XCTAssertEqual(try home.tracker.status().state, .running, "the running timer survives", file: file, line: line)
+        XCTAssertEqual(Files.list(folder.quarantine).count, 1, file: file, line: line)
+        try home.tracker.addNote("works after restore")
+    }
+
+    func testAStoreOverwrittenWithGarbageIsQuarantinedAndRestored() throws {
+        let garbage = [UInt8](repeating: 0x5a, count: 8192)
+        let (home, expected) = try damageAndReopen {
+            for suffix in ["-wal", "-shm"] { Files.remove(folder.store + suffix) }
+            try Files.writeDurably(garbage, to: folder.store)
+        }
+        try assertRestored(home, expected)
+        let quarantined = folder.quarantine + "/" + Files.list(folder.quarantine)[0]
+        XCTAssertEqual(try Files.read(quarantined + "/time.sqlite"), garbage, "the damaged file is kept as it was")
+    }
+
+    func testATruncatedStoreIsRestored() throws {
+        let (home, expected) = try damageAndReopen {
+            let bytes = try Files.read(folder.store)
+            for suffix in ["-wal", "-shm"] { Files.remove(folder.store + suffix) }
+            try Files.writeDurably(Array(bytes.prefix(3000)), to: folder.store)
+        }
+        try assertRestored(home, expected)
+    }
+
+    func testAStoreReplacedByADirectoryIsRestored() throws {
+        let (home, expected) = try damageAndReopen {
+            for suffix in RawArchiver.sidecarSuffixes { Files.remove(folder.store + suffix) }
+            mkdir(folder.store, 0o700)
+        }
+        try assertRestored(home, expected)
+    }
+
+    func testAnUnreadableStoreIsRestored() throws {
+        let (home, expected) = try damageAndReopen {
+            for suffix in RawArchiver.sidecarSuffixes { Files.remove(folder.store + suffix) }
+            if getuid() == 0 {
+                // root reads any file, so make it unreadable the way root cannot: a link that loops.
+                symlink(folder.store, folder.store)
+            } else {
+                try Files.writeDurably(Array("x".utf8), to: folder.store)
+                chmod(folder.store, 0)
+            }
+        }
+        try assertRestored(home, expected)
+    }
+
+    func testADeletedStoreIsRestoredFromItsSnapshots() throws {
+        let (home, expected) = try damageAndReopen {
+            for suffix in RawArchiver.sidecarSuffixes { Files.remove(folder.store + suffix) }
+        }
+        XCTAssertEqual(home.status.state, .restored)
+        XCTAssertEqual(try DataState(store: home.tracker.store), expected)
+    }
+
+    func testASnapshotWithOneFlippedByteIsSkippedAndTheOlderOneIsUsed() throws {
+        var older: DataState
+        do {
+            let home = try open()
+            try populate(home.tracker)
+            older = try DataState(store: home.tracker.store)
+            try home.tracker.addNote("this state's snapshot will be damaged")
+        }
+        let newest = folder.snapshots + "/" + folder.states().last!
+        var bytes = try Files.read(newest)
+        bytes[bytes.count / 2] ^= 0x01
+        try Files.writeDurably(bytes, to: newest)
+        XCTAssertThrowsError(try SnapshotKeeper.state(at: newest))
+        try Files.writeDurably([UInt8](repeating: 1, count: 4096), to: folder.store)
+        for suffix in ["-wal", "-shm"] { Files.remove(folder.store + suffix) }
+        let home = try open()
+        XCTAssertEqual(home.status.state, .restored)
+        XCTAssertEqual(try DataState(store: home.tracker.store), older)
+    }
+
+    func testADamagedChunkMakesItsSnapshotInvalid() throws {
+        do { try populate(open().tracker) }
+        for name in folder.chunks() {
+            var bytes = try Files.read(folder.snapshots + "/" + name)
+            bytes[10] ^= 0x20
+            try Files.writeDurably(bytes, to: folder.snapshots + "/" + name)
+        }
+        let newest = folder.snapshots + "/" + folder.states().last!
+        XCTAssertThrowsError(try SnapshotKeeper.state(at: newest)) { error in
+            guard case SnapshotFormat.Failure.missingChunk = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testWhenNothingCanBeRestoredTheFilesStayUntouchedAndEditingIsLocked() throws {
+        try Files.makePrivateDirectory(folder.path)
+        let garbage = Array("this is not a database, and there is no snapshot".utf8) + [UInt8](repeating: 3, count: 5000)
+        try Files.writeDurably(garbage, to: folder.store)
+        try Files.writeDurably(Array("junk wal".utf8), to: folder.store + "-wal")
+        do {
+            let home = try open()
+            XCTAssertEqual(home.status.state, .readOnly)
+            XCTAssertTrue(home.status.message.contains("editing is locked"), home.status.message)
+            XCTAssertThrowsError(try home.tracker.createProject(name: "X", color: "", category: "")) {
+                XCTAssertEqual(($0 as? TrackerError)?.name, "ReadOnly")
+            }
+            XCTAssertThrowsError(try home.tracker.setReminderMinutes(5)) { XCTAssertEqual(($0 as? TrackerError)?.name, "ReadOnly") }
+            XCTAssertEqual(try home.tracker.status().state, .idle)
+            XCTAssertNoThrow(try home.tracker.weeklyReport(week: "", format: "json"), "reads still work")
+        }
+        XCTAssertEqual(try Files.read(folder.store), garbage, "the original store is byte for byte as it was")
+        XCTAssertEqual(try Files.read(folder.store + "-wal"), Array("junk wal".utf8))
+        XCTAssertFalse(Files.exists(folder.store + "-shm"))
+        XCTAssertFalse(Files.exists(folder.quarantine), "nothing is quarantined when nothing could replace it")
+    }
+
+    // MARK: Invariant 5: never downgraded
+
+    func testANewerStoreIsLeftAloneAndEditingIsLocked() throws {
+        do { try populate(open().tracker) }
+        let database = try SQLiteDatabase(path: folder.store, mode: .readWrite)
+        try database.execute("PRAGMA user_version = 9; PRAGMA wal_checkpoint(TRUNCATE);")
+        let bytes = try Files.read(folder.store)
+        let home = try open()
+        XCTAssertEqual(home.status.state, .readOnly)
+        XCTAssertTrue(home.status.message.contains("newer version"), home.status.message)
+        XCTAssertThrowsError(try home.tracker.addCategory("X")) { XCTAssertEqual(($0 as? TrackerError)?.name, "ReadOnly") }
+        XCTAssertEqual(try Files.read(folder.store), bytes)
+    }
+
+    func testADamagedStoreWithANewerSnapshotIsNotRestoredFromAnOlderOne() throws {
+        do { try populate(open().tracker) }
+        let newest = folder.snapshots + "/" + folder.states().last!
+        let text = String(decoding: try Files.read(newest), as: UTF8.self).replacingOccurrences(of: "\"schemaVersion\":4", with: "\"schemaVersion\":5")
+        try Files.writeDurably(Array(text.utf8), to: newest)
+        try Files.writeDurably([UInt8](repeating: 9, count: 4096), to: folder.store)
+        for suffix in ["-wal", "-shm"] { Files.remove(folder.store + suffix) }
+        let home = try open()
+        XCTAssertEqual(home.status.state, .readOnly)
+        XCTAssertTrue(home.status.message.contains("newer version"), home.status.message)
+    }
+
+    // MARK: Invariant 6: every older snapshot version stays readable
+
+    private func fixture(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/\(name)").path
+    }
+
+    func testVersion2And3SnapshotsRestoreIntoTheCurrentStore() throws {
+        for (version, notes) in [(2, false), (3, true)] {
+            folder.remove()
+            folder = Folder()
+            try Files.makePrivateDirectory(folder.snapshots)
+            let name = SnapshotKeeper.fileName(sequence: 1, stateHash: "fixture")
+            try Files.writeDurably(try Files.read(fixture("snapshot-v\(version).json")), to: folder.snapshots + "/" + name)
+            let home = try open()
+            XCTAssertEqual(home.status.state, .restored, "v\(version): \(home.status.message)")
+            let tracker = home.tracker
+            XCTAssertEqual(tracker.categories().map(\.name), ["Work"])
+            XCTAssertEqual(tracker.projects().map(\.name), ["Writing", "Reading"])
+            XCTAssertEqual(tracker.projects().map { tracker.categoryName(of: $0) }, ["Work", ""])
+            let sessions = try tracker.sessions(project: 0, from: 0, to: 2_000_000_000)
+            XCTAssertEqual(sessions.map(\.id), [1, 2, 3])
+            XCTAssertEqual(sessions.map(\.unrecordedSeconds), [5400, 1800, 600])
+            XCTAssertTrue(sessions.allSatisfy { $0.segments.filter { $0.end != nil }.isEmpty }, "no recorded segments")
+            XCTAssertEqual(sessions.map(\.note), notes ? ["drafting", "", "open"] : ["", "", ""])
+            XCTAssertEqual(try tracker.status().state, .running, "the open v\(version) session is still running")
+            XCTAssertEqual(try tracker.status().session?.segments, [Segment(start: 1_794_990_000, end: nil)])
+            XCTAssertEqual(tracker.reminderMinutes, 45)
+            try tracker.setNote(session: 1, note: "written after migration")
+            XCTAssertEqual(try tracker.session(id: 1).note, "written after migration")
+        }
+    }
+
+    // MARK: Record loss detection
+
+    func testRestoreComparesEveryRecordAndRelationship() throws {
+        let home = try open()
+        try populate(home.tracker)
+        var state = try DataState(store: home.tracker.store)
+        XCTAssertEqual(state.differences(from: state), [])
+        var lost = state
+        lost.sessions.removeLast()
+        XCTAssertFalse(lost.differences(from: state).isEmpty, "a lost session is detected")
+        var changed = state
+        changed.sessions[0].segments[0].end! += 1
+        XCTAssertEqual(changed.differences(from: state), ["session 1 differs"])
+        state.sessions[0].projectID = 99
+        let scratch = try Store(path: ":memory:", create: true)
+        XCTAssertThrowsError(try SnapshotKeeper.restore(state, into: scratch, stateHash: nil)) { error in
+            XCTAssertTrue("\(error)".contains("missing project 99"), "\(error)")
+        }
+    }
+
+    // MARK: Invariant 7 and the lock
+
+    func testTheDataFolderIsPrivate() throws {
+        do { try populate(open().tracker) }
+        do { _ = try open() }   // a second start makes a raw archive
+        var info = stat()
+        stat(folder.path, &info)
+        XCTAssertEqual(info.st_mode & 0o777, 0o700)
+        func check(_ directory: String) {
+            for name in Files.list(directory) {
+                let path = directory + "/" + name
+                var entry = stat()
+                lstat(path, &entry)
+                if Files.kind(path) == .directory {
+                    XCTAssertEqual(entry.st_mode & 0o777, 0o700, path)
+                    check(path)
+                } else {
+                    XCTAssertEqual(entry.st_mode & 0o077, 0, "\(path) is readable by others")
+                }
+            }
+        }
+        check(folder.path)
+        XCTAssertFalse(RawArchiver.list(folder.archives).isEmpty)
+    }
+
+    func testASecondOpenOfTheSameFolderIsRefusedWhileTheFirstRuns() throws {
+        let first = try open()
+        XCTAssertThrowsError(try open()) { error in
+            XCTAssertTrue("\(error)".contains("already running"), "\(error)")
+        }
+        _ = first
+    }
+
+    func testTheDataFolderFollowsTheEnvironment() {
+        XCTAssertEqual(DataDirectory.resolve(explicit: "/x", environment: ["TIME_TRACKER_DATA_DIR": "/y"]), "/x")
+        XCTAssertEqual(DataDirectory.resolve(environment: ["TIME_TRACKER_DATA_DIR": "/y", "XDG_DATA_HOME": "/d"]), "/y")
+        XCTAssertEqual(DataDirectory.resolve(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]), "/d/time-tracker")
+        XCTAssertEqual(DataDirectory.resolve(environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"]), "/h/.local/share/time-tracker")
+        XCTAssertEqual(DataDirectory.resolve(environment: ["HOME": "/h"]), "/h/.local/share/time-tracker")
+    }
+}

@@ -1,3 +1,0 @@
-import XCTest
-@testable import TimeCore
-final class TimeCorePlaceholderTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Installs time-agent, timectl and their desktop files under a prefix (default ~/.local):
+#   scripts/install.sh [--prefix DIR] [--autostart]     install (or update)
+#   scripts/install.sh [--prefix DIR] --uninstall       remove what install put there
+# The systemd user unit goes to ~/.config/systemd/user (for a user prefix) so that
+# `systemctl --user enable --now time-agent` works; D-Bus activation needs no enabling.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+prefix="$HOME/.local"
+action=install
+autostart=no
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --prefix) prefix="${2:?--prefix needs a folder}"; shift ;;
+        --prefix=*) prefix="${1#--prefix=}" ;;
+        --uninstall) action=uninstall ;;
+        --autostart) autostart=yes ;;
+        -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) say "install.sh: unknown option $1 (see --help)"; exit 2 ;;
+    esac
+    shift
+done
+
+if [ "$prefix" = "$HOME/.local" ] || [ "${prefix#"$HOME"}" != "$prefix" ]; then
+    unit_dir="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
+else
+    unit_dir="$prefix/lib/systemd/user"
+fi
+autostart_dir="${XDG_CONFIG_HOME:-$HOME/.config}/autostart"
+files=(
+    "$prefix/bin/time-agent"
+    "$prefix/bin/timectl"
+    "$prefix/share/dbus-1/services/io.github.timetracker.Time1.service"
+    "$prefix/share/dbus-1/interfaces/io.github.timetracker.Time1.xml"
+    "$prefix/share/applications/io.github.timetracker.Time.desktop"
+    "$prefix/share/man/man1/timectl.1"
+    "$prefix/share/bash-completion/completions/timectl"
+    "$prefix/share/zsh/site-functions/_timectl"
+    "$prefix/share/fish/vendor_completions.d/timectl.fish"
+    "$unit_dir/time-agent.service"
+    "$autostart_dir/time-agent.desktop"
+)
+
+if [ "$action" = uninstall ]; then
+    command -v systemctl >/dev/null 2>&1 && systemctl --user disable --now time-agent.service >/dev/null 2>&1 || true
+    for file in "${files[@]}"; do
+        [ -e "$file" ] && rm -f "$file" && say "removed $file"
+    done
+    say "Uninstalled. Your data stays in ${TIME_TRACKER_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/time-tracker}."
+    exit 0
+fi
+
+ensure_swift
+# shellcheck disable=SC2086
+ensure_packages $BUILD_PACKAGES
+swift build -c release --product time-agent >&2
+swift build -c release --product timectl >&2
+bin="$(swift build -c release --show-bin-path)"
+
+put() { # put SOURCE DESTINATION MODE
+    mkdir -p "$(dirname "$2")"
+    install -m "$3" "$1" "$2"
+    say "installed $2"
+}
+put "$bin/time-agent" "$prefix/bin/time-agent" 755
+put "$bin/timectl" "$prefix/bin/timectl" 755
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+sed "s|^Exec=.*|Exec=$prefix/bin/time-agent|" dbus/io.github.timetracker.Time1.service > "$tmp/dbus.service"
+put "$tmp/dbus.service" "$prefix/share/dbus-1/services/io.github.timetracker.Time1.service" 644
+put dbus/io.github.timetracker.Time1.xml "$prefix/share/dbus-1/interfaces/io.github.timetracker.Time1.xml" 644
+sed "s|^ExecStart=.*|ExecStart=$prefix/bin/time-agent|" desktop/time-agent.service > "$tmp/unit"
+put "$tmp/unit" "$unit_dir/time-agent.service" 644
+sed "s|^Exec=timectl|Exec=$prefix/bin/timectl|" desktop/io.github.timetracker.Time.desktop > "$tmp/app.desktop"
+put "$tmp/app.desktop" "$prefix/share/applications/io.github.timetracker.Time.desktop" 644
+[ -f man/timectl.1 ] && put man/timectl.1 "$prefix/share/man/man1/timectl.1" 644
+[ -f completions/timectl.bash ] && put completions/timectl.bash "$prefix/share/bash-completion/completions/timectl" 644
+[ -f completions/_timectl ] && put completions/_timectl "$prefix/share/zsh/site-functions/_timectl" 644
+[ -f completions/timectl.fish ] && put completions/timectl.fish "$prefix/share/fish/vendor_completions.d/timectl.fish" 644
+if [ "$autostart" = yes ]; then
+    sed "s|^Exec=.*|Exec=$prefix/bin/time-agent|" desktop/time-agent-autostart.desktop > "$tmp/autostart"
+    put "$tmp/autostart" "$autostart_dir/time-agent.desktop" 644
+fi
+command -v systemctl >/dev/null 2>&1 && systemctl --user daemon-reload >/dev/null 2>&1 || true
+say "Done. Make sure $prefix/bin is on PATH, then: timectl start Writing"

@@ -1,0 +1,45 @@
+# Shared by the scripts: finding Swift and installing the Debian packages a step needs.
+# Sourced, not run.
+
+# Debian packages for building, and the extra ones the tests drive for real.
+BUILD_PACKAGES="pkg-config libdbus-1-dev libglib2.0-dev libnotify-dev libsqlite3-dev"
+TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps"
+
+say() { printf '%s\n' "$*" >&2; }
+
+# Installs whichever of the named Debian packages are missing: with apt-get as root, with sudo
+# otherwise, and when neither is possible prints the exact command and stops.
+ensure_packages() {
+    local missing=() package
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local command="apt-get install -y --no-install-recommends ${missing[*]}"
+    if [ "$(id -u)" -eq 0 ]; then
+        say "Installing ${missing[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+        DEBIAN_FRONTEND=noninteractive $command >&2
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        say "Installing ${missing[*]} (sudo)"
+        sudo DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+        sudo DEBIAN_FRONTEND=noninteractive $command >&2
+    else
+        say "These Debian packages are needed: ${missing[*]}"
+        say "Install them, then run this script again:"
+        say "    sudo apt-get update && sudo $command"
+        exit 1
+    fi
+}
+
+# Puts the Swift toolchain on PATH (it lives in /opt/swift on our machines) or explains.
+ensure_swift() {
+    command -v swift >/dev/null 2>&1 && return 0
+    if [ -x /opt/swift/usr/bin/swift ]; then
+        export PATH="/opt/swift/usr/bin:$PATH"
+        return 0
+    fi
+    say "Swift 6 is needed and was not found on PATH or in /opt/swift."
+    say "Install a Swift 6 toolchain for Linux from swift.org and put its usr/bin on PATH."
+    exit 1
+}

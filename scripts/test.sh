@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs every test: unit tests, end-to-end tests on private buses with a real notification
+# server, the data-safety and schema-migration checks, and the quick benchmark.
+# Installs the Debian packages it needs when they are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+ensure_swift
+# shellcheck disable=SC2086
+ensure_packages $BUILD_PACKAGES $TEST_PACKAGES
+
+export TIME_TEST_OUTPUT="${TIME_TEST_OUTPUT:-$PWD/.build/test-output}"
+mkdir -p "$TIME_TEST_OUTPUT"
+
+say "== Building"
+swift build --build-tests
+
+say "== Unit and end-to-end tests"
+# The full log is kept; the screen shows results, not every "started" line.
+set +e
+swift test --skip-build 2>&1 | tee "$TIME_TEST_OUTPUT/swift-test.log" \
+    | grep --line-buffered -vE "^Test Case '.*' started|^Test Suite '.*' started"
+status=${PIPESTATUS[0]}
+set -e
+[ "$status" -eq 0 ] || { say "swift test failed (full log: $TIME_TEST_OUTPUT/swift-test.log)"; exit "$status"; }
+
+say "== Data-safety checks"
+scripts/test-data-safety.sh --no-build
+
+say "== Schema-migration checks"
+scripts/test-schema-migration.sh --no-build
+
+if [ -x scripts/bench.sh ]; then
+    say "== Quick benchmark (so it never rots)"
+    scripts/bench.sh --quick
+fi
+say "All tests passed."
