@@ -35,5 +35,6 @@ let package = Package(
         .testTarget(name: "NotifierTests", dependencies: ["Notifier"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "DBusKit", "TestSupport"]),
+        .testTarget(name: "TimectlTests", dependencies: ["DBusKit"]),
     ]
 )

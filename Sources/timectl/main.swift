@@ -1,1 +1,4 @@
-import DBusKit
+import Glibc
+
+signal(SIGPIPE, SIG_IGN)
+exit(Timectl.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,149 @@
+import DBusKit
+
+/// The names of the contract (dbus-interface.md).
+enum Time1 {
+    static let busName = "io.github.timetracker.Time1"
+    static let path = "/io/github/timetracker/Time1"
+    static let interface = "io.github.timetracker.Time1"
+    static let properties = "org.freedesktop.DBus.Properties"
+    static let errorPrefix = "io.github.timetracker.Time1.Error."
+}
+
+/// How to bring the agent up, appended to every "cannot reach" message.
+let startHint = "Start it with 'systemctl --user start time-agent', or 'scripts/run.sh' from the source tree."
+
+/// D-Bus errors that mean nobody is there to answer (exit status 3) rather than a refusal.
+private let unreachableErrors: Set<String> = [
+    BusError.serviceUnknown, BusError.nameHasNoOwner, BusError.noReply, BusError.disconnected,
+    BusError.timeout, "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.FileNotFound",
+    "org.freedesktop.DBus.Error.TimedOut", "org.freedesktop.DBus.Error.BadAddress",
+    "org.freedesktop.DBus.Error.IOError", "org.freedesktop.DBus.Error.Spawn.ExecFailed",
+]
+
+/// Translates a D-Bus error into timectl's error kinds.
+func translate(_ error: BusError) -> Error {
+    if unreachableErrors.contains(error.name) || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") {
+        let detail = error.message.isEmpty ? error.name : error.message
+        return UnreachableError(message: "cannot reach time-agent (\(detail)). \(startHint)")
+    }
+    return RefusedError(message: error.message.isEmpty ? error.name : error.message)
+}
+
+/// A client of time-agent on the session bus. Every call may start the agent through D-Bus activation.
+final class AgentClient {
+    let bus: BusConnection
+
+    init() throws {
+        do {
+            bus = try BusConnection.session()
+        } catch let error as BusError {
+            throw UnreachableError(message: "cannot connect to the session bus (\(error.message)). "
+                + "Is DBUS_SESSION_BUS_ADDRESS set? \(startHint)")
+        }
+    }
+
+    init(bus: BusConnection) { self.bus = bus }
+
+    /// Calls a method of the Time1 interface.
+    @discardableResult
+    func call(_ member: String, _ arguments: [DBusValue] = [], autoStart: Bool = true) throws -> [DBusValue] {
+        try call(interface: Time1.interface, member, arguments, autoStart: autoStart)
+    }
+
+    @discardableResult
+    func call(interface: String, _ member: String, _ arguments: [DBusValue], autoStart: Bool = true) throws -> [DBusValue] {
+        do {
+            let message = try Message(methodCall: Time1.busName, path: Time1.path, interface: interface, member: member)
+            message.autoStart = autoStart
+            try message.append(arguments)
+            return try bus.call(message).arguments()
+        } catch let error as BusError {
+            throw translate(error)
+        }
+    }
+
+    func allProperties(autoStart: Bool = true) throws -> [String: DBusValue] {
+        let reply = try call(interface: Time1.properties, "GetAll", [.string(Time1.interface)], autoStart: autoStart)
+        guard let dictionary = reply.first?.variantDictionary else {
+            throw RefusedError(message: "the agent answered GetAll with an unexpected reply")
+        }
+        return dictionary
+    }
+
+    func property(_ name: String) throws -> DBusValue {
+        let reply = try call(interface: Time1.properties, "Get", [.string(Time1.interface), .string(name)])
+        guard let value = reply.first?.variantValue else {
+            throw RefusedError(message: "the agent answered Get(\(name)) with an unexpected reply")
+        }
+        return value
+    }
+
+    func setProperty(_ name: String, _ value: DBusValue) throws {
+        try call(interface: Time1.properties, "Set", [.string(Time1.interface), .string(name), .variant(value)])
+    }
+
+    // MARK: Typed helpers
+
+    func listProjects() throws -> [Project] {
+        let reply = try call("ListProjects")
+        return (reply.first?.arrayValue ?? []).compactMap { $0.variantDictionary }.map(Project.init)
+    }
+
+    /// The project a person means by `text`: its name (trimmed, case-insensitive), "#ID", or a bare ID.
+    func resolveProject(_ text: String) throws -> Project {
+        let projects = try listProjects()
+        let wanted = text.trimmed
+        if wanted.hasPrefix("#"), let id = UInt64(wanted.dropFirst()) {
+            if let project = projects.first(where: { $0.id == id }) { return project }
+            throw RefusedError(message: "no project has the id \(id)")
+        }
+        let folded = wanted.lowercased()
+        if let project = projects.first(where: { $0.name.trimmed.lowercased() == folded }) { return project }
+        if let id = UInt64(wanted), let project = projects.first(where: { $0.id == id }) { return project }
+        throw RefusedError(message: "no project is named '\(wanted)' (see 'timectl projects --all')")
+    }
+}
+
+struct Project {
+    var id: UInt64
+    var name: String
+    var color: String
+    var category: String
+    var archived: Bool
+    var raw: [String: DBusValue]
+
+    init(_ values: [String: DBusValue]) {
+        raw = values
+        id = values["id"]?.uint64Value ?? 0
+        name = values["name"]?.stringValue ?? ""
+        color = values["color"]?.stringValue ?? ""
+        category = values["category"]?.stringValue ?? ""
+        archived = values["archived"]?.boolValue ?? false
+    }
+}
+
+extension String {
+    var trimmed: String {
+        var text = Substring(self)
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
+    }
+}
+
+extension DBusValue {
+    /// Any integer type as Int64 (the agent's `t` and `x`, and `u`).
+    var integer: Int64? {
+        switch self {
+        case .byte(let v): return Int64(v)
+        case .int16(let v): return Int64(v)
+        case .uint16(let v): return Int64(v)
+        case .int32(let v): return Int64(v)
+        case .uint32(let v): return Int64(v)
+        case .int64(let v): return v
+        case .uint64(let v): return Int64(clamping: v)
+        case .variant(let inner): return inner.integer
+        default: return nil
+        }
+    }
+}

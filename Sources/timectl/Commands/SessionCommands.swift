@@ -1,0 +1,182 @@
+import DBusKit
+
+/// Reads a date option; bad input is a usage error naming the accepted forms.
+func dateOption(_ name: String, _ arguments: ParsedArguments, now: Int64) throws -> DateInput.Value? {
+    guard let text = arguments.value(name) else { return nil }
+    guard let value = DateInput.parse(text, now: now) else {
+        throw arguments.usageError("cannot read '\(text)' as a date (\(name)); use e.g. \(DateInput.accepted)")
+    }
+    return value
+}
+
+/// "12" or "#12".
+func sessionID(_ text: String, _ arguments: ParsedArguments) throws -> UInt64 {
+    let trimmed = text.trimmed
+    guard let id = UInt64(trimmed.hasPrefix("#") ? String(trimmed.dropFirst()) : trimmed), id > 0 else {
+        throw arguments.usageError("a session id is a positive number, not '\(text)'")
+    }
+    return id
+}
+
+/// The clock used while parsing dates: TIMECTL_NOW or the real time.
+func parsingNow() -> Int64 { Context().now }
+
+struct Sessions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "sessions",
+        abstract: "List sessions (by default those of the last 7 days, today included).",
+        discussion: "A bare day given to --to counts in full: --to 2026-11-25 lists up to the end of that day.",
+        options: [
+            .value("--project", valueName: "project", help: "Only this project (name, #ID or ID)."),
+            .value("--from", valueName: "when", help: "From this date/time (default: 6 days before today, 00:00)."),
+            .value("--to", valueName: "when", help: "Up to this date/time (default: the end of today)."),
+            jsonFlag,
+        ])
+
+    var project: String?
+    var from: Int64
+    var to: Int64
+    var json: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        let now = parsingNow()
+        project = arguments.value("--project")
+        json = arguments.flag("--json")
+        from = try dateOption("--from", arguments, now: now)?.time ?? LocalTime.startOfDay(now, offset: -6)
+        if let end = try dateOption("--to", arguments, now: now) {
+            to = end.hasTime ? end.time : LocalTime.startOfDay(end.time, offset: 1)
+        } else {
+            to = max(LocalTime.startOfDay(now, offset: 1), from + 1)
+        }
+        if from >= to { throw arguments.usageError("--from must come before --to") }
+    }
+
+    func run(_ context: Context) throws {
+        let agent = try context.agent()
+        let projects = try agent.listProjects()
+        var projectID: UInt64 = 0
+        if let project { projectID = try agent.resolveProject(project).id }
+        let reply = try agent.call("ListSessions", [.uint64(projectID), .int64(from), .int64(to)])
+        let sessions = reply.first?.arrayValue ?? []
+        if json {
+            output(JSON.array(sessions.map(JSON.init)).text)
+            return
+        }
+        let records = sessions.compactMap(\.variantDictionary)
+        if records.isEmpty {
+            output("No sessions from \(LocalTime.dateTimeString(from)) to \(LocalTime.dateTimeString(to)).")
+            return
+        }
+        let colors = Dictionary(projects.map { ($0.id, $0.color) }, uniquingKeysWith: { a, _ in a })
+        var table = Table(headers: ["ID", "START", "END", "ACTIVE", "PROJECT", "NOTE"])
+        table.rightAligned = [0, 3]
+        for s in records {
+            let start = s["start"]?.integer ?? 0
+            let end = s["end"]?.integer ?? 0
+            let state = s["state"]?.stringValue ?? ""
+            var endText = state.isEmpty ? "open" : state
+            if end > 0 {
+                endText = LocalTime.dateString(end) == LocalTime.dateString(start)
+                    ? LocalTime.clockString(end) : LocalTime.dateTimeString(end)
+            }
+            let projectID = UInt64(s["project_id"]?.integer ?? 0)
+            table.rows.append([
+                Cell(String(s["id"]?.integer ?? 0)),
+                Cell(LocalTime.dateTimeString(start)),
+                Cell(endText),
+                Cell(Format.hms(s["active"]?.integer ?? 0)),
+                Cell(s["project"]?.stringValue ?? "", color: colors[projectID]),
+                Cell(Format.oneLine(s["note"]?.stringValue ?? "")),
+            ])
+        }
+        fputsOut(table.render(color: context.color))
+    }
+}
+
+let durationHelp = "What you would type: 1h30m, 1:30, 90m, 2h, 1.5h, 45 (minutes)."
+
+struct AddSession: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "add",
+        abstract: "Add a past session by hand.",
+        arguments: [projectArgument],
+        options: [
+            .value("--start", valueName: "when", help: "When it began, e.g. 'yesterday 14:30'. Required."),
+            .value("--duration", valueName: "duration", help: durationHelp + " Required."),
+            .value("--note", valueName: "text", help: "Its note."),
+        ])
+
+    var project: String, start: Int64, duration: String, note: String
+
+    init(_ arguments: ParsedArguments) throws {
+        project = arguments.required("project")
+        guard let start = try dateOption("--start", arguments, now: parsingNow()) else {
+            throw arguments.usageError("--start is required")
+        }
+        guard let duration = arguments.value("--duration"), !duration.trimmed.isEmpty else {
+            throw arguments.usageError("--duration is required")
+        }
+        self.start = start.time
+        self.duration = duration
+        note = arguments.value("--note") ?? ""
+    }
+
+    func run(_ context: Context) throws {
+        let agent = try context.agent()
+        let target = try agent.resolveProject(project)
+        let reply = try agent.call("AddSession", [.uint64(target.id), .int64(start), .string(duration), .string(note)])
+        output("Added session \(reply.first?.integer ?? 0): \(target.name), \(LocalTime.dateTimeString(start)), \(duration.trimmed).")
+    }
+}
+
+struct EditSession: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "edit",
+        abstract: "Change a completed session: its project, start, duration or note.",
+        discussion: "A new start moves the whole session; a new duration replaces its segments with one.",
+        arguments: [Positional(name: "session", help: "The session's id (see 'timectl sessions').")],
+        options: [
+            .value("--project", valueName: "project", help: "Move it to this project."),
+            .value("--start", valueName: "when", help: "A new start."),
+            .value("--duration", valueName: "duration", help: durationHelp),
+            .value("--note", valueName: "text", help: "A new note ('' clears it)."),
+        ])
+
+    var session: UInt64
+    var project: String?
+    var changes: [String: DBusValue] = [:]
+
+    init(_ arguments: ParsedArguments) throws {
+        session = try sessionID(arguments.required("session"), arguments)
+        project = arguments.value("--project")
+        if let start = try dateOption("--start", arguments, now: parsingNow()) { changes["start"] = .int64(start.time) }
+        if let duration = arguments.value("--duration") { changes["duration"] = .string(duration) }
+        if let note = arguments.value("--note") { changes["note"] = .string(note) }
+        if changes.isEmpty && project == nil {
+            throw arguments.usageError("nothing to change: give --project, --start, --duration or --note")
+        }
+    }
+
+    func run(_ context: Context) throws {
+        let agent = try context.agent()
+        var changes = self.changes
+        if let project { changes["project"] = .uint64(try agent.resolveProject(project).id) }
+        try agent.call("EditSession", [.uint64(session), .vardict(changes)])
+        output("Updated session \(session).")
+    }
+}
+
+struct DeleteSession: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "delete",
+        abstract: "Delete a completed session.",
+        arguments: [Positional(name: "session", help: "The session's id (see 'timectl sessions').")])
+
+    var session: UInt64
+    init(_ arguments: ParsedArguments) throws { session = try sessionID(arguments.required("session"), arguments) }
+
+    func run(_ context: Context) throws {
+        try context.agent().call("DeleteSession", [.uint64(session)])
+        output("Deleted session \(session).")
+    }
+}

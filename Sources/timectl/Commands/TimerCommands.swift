@@ -1,0 +1,260 @@
+import DBusKit
+
+/// A project argument shared by several commands.
+let projectArgument = Positional(
+    name: "project", help: "A project name (case does not matter), or #ID.", variadic: true)
+
+struct Start: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "start",
+        abstract: "Start tracking a project (stops the session of another project).",
+        discussion: "Starting the project that is already open resumes it if it is paused.",
+        arguments: [projectArgument])
+
+    var project: String
+    init(_ arguments: ParsedArguments) throws {
+        project = arguments.required("project")
+        if project.trimmed.isEmpty { throw arguments.usageError("the project name is empty") }
+    }
+
+    func run(_ context: Context) throws {
+        let agent = try context.agent()
+        let reply = try agent.call("StartProject", [.string(project)])
+        let session = reply.first?.integer ?? 0
+        let status = try PanelStatus(properties: agent.allProperties())
+        output("Started \(status.project.isEmpty ? project : status.project) (session \(session)).")
+    }
+}
+
+struct Pause: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "pause", abstract: "Pause the running session (nothing happens if it is already paused).")
+    init(_ arguments: ParsedArguments) throws {}
+    func run(_ context: Context) throws {
+        try context.agent().call("Pause")
+        output("Paused.")
+    }
+}
+
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "resume", abstract: "Resume the paused session (nothing happens if it is running).")
+    init(_ arguments: ParsedArguments) throws {}
+    func run(_ context: Context) throws {
+        try context.agent().call("Resume")
+        output("Resumed.")
+    }
+}
+
+struct Toggle: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "toggle",
+        abstract: "Pause if running, resume if paused, start the last project if idle; prints the new state.",
+        discussion: "Made for one keyboard shortcut.")
+    init(_ arguments: ParsedArguments) throws {}
+    func run(_ context: Context) throws {
+        let reply = try context.agent().call("Toggle")
+        output(reply.first?.stringValue ?? "")
+    }
+}
+
+struct Stop: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "stop", abstract: "Stop the open session (it is completed and kept).")
+    init(_ arguments: ParsedArguments) throws {}
+    func run(_ context: Context) throws {
+        let reply = try context.agent().call("Stop")
+        output("Stopped session \(reply.first?.integer ?? 0).")
+    }
+}
+
+struct Note: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "note",
+        abstract: "Add a line to the open session's note, or replace the note of any session.",
+        discussion: "Without --session the text is appended as a new line to the open session's note.\nWith --session ID the note of that session is replaced ('' clears it).",
+        arguments: [Positional(name: "text", help: "The note text.", variadic: true)],
+        options: [.value("--session", valueName: "id", help: "Replace the note of this session instead.")])
+
+    var text: String
+    var session: UInt64?
+
+    init(_ arguments: ParsedArguments) throws {
+        text = arguments.required("text")
+        if let value = arguments.value("--session") {
+            guard let id = UInt64(value.trimmed.hasPrefix("#") ? String(value.trimmed.dropFirst()) : value.trimmed), id > 0 else {
+                throw arguments.usageError("--session needs a session id (a positive number), not '\(value)'")
+            }
+            session = id
+        } else if text.trimmed.isEmpty {
+            throw arguments.usageError("the note is empty")
+        }
+    }
+
+    func run(_ context: Context) throws {
+        let agent = try context.agent()
+        if let session {
+            try agent.call("SetNote", [.uint64(session), .string(text)])
+            output(text.isEmpty ? "Cleared the note of session \(session)." : "Set the note of session \(session).")
+        } else {
+            try agent.call("AddNote", [.string(text)])
+            output("Noted.")
+        }
+    }
+}
+
+/// `--format` values shared by status and watch.
+let formatOption = Option.value("--format", valueName: "format",
+                                help: "text (default for status), waybar, json or plain.")
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "status",
+        abstract: "Show the timer: state, project, elapsed time, today and this week.",
+        discussion: "--format waybar prints the JSON of a waybar custom module (see desktop/waybar in the sources).",
+        options: [formatOption, .flag("--json", help: "The same as --format json.")])
+
+    enum Style: String { case text, waybar, json, plain }
+    var style: Style
+
+    init(_ arguments: ParsedArguments) throws {
+        if let format = arguments.value("--format") {
+            guard let style = Style(rawValue: format) else {
+                throw arguments.usageError("unknown format '\(format)' (text, waybar, json or plain)")
+            }
+            self.style = style
+        } else {
+            style = .text
+        }
+        if arguments.flag("--json") {
+            if arguments.value("--format") != nil && style != .json {
+                throw arguments.usageError("--json and --format \(style.rawValue) contradict each other")
+            }
+            style = .json
+        }
+    }
+
+    func run(_ context: Context) throws {
+        let agent = try context.agent()
+        let panel = PanelStatus(properties: try agent.allProperties())
+        let now = context.preciseNow()
+        switch style {
+        case .waybar: output(panel.waybar(now: now).text)
+        case .plain: output(panel.plain(now: now))
+        case .json:
+            let status = try agent.call("GetStatus").first ?? .vardict([:])
+            var members: [(String, JSON)] = []
+            if case .object(let fields) = JSON(status) { members = fields }
+            members.append(("running_since", .int(panel.runningSince)))
+            members.append(("session_start", .int(panel.sessionStart)))
+            members.append(("active_seconds", .int(panel.activeSeconds)))
+            members.append(("storage_state", .string(panel.storageState)))
+            output(JSON.object(members).text)
+        case .text:
+            let status = try agent.call("GetStatus").first?.variantDictionary ?? [:]
+            if panel.storageState != "ok" {
+                printError("warning: storage is \(panel.storageState): \(panel.storageMessage)")
+            }
+            output(text(status, panel, context))
+        }
+    }
+
+    func text(_ status: [String: DBusValue], _ panel: PanelStatus, _ context: Context) -> String {
+        let state = status["state"]?.stringValue ?? panel.state
+        var rows: [(String, String)] = [("State", state)]
+        if state != "idle" {
+            let project = status["project"]?.stringValue ?? panel.project
+            let color = status["color"]?.stringValue ?? panel.color
+            let category = status["category"]?.stringValue ?? ""
+            var shown = Format.colored(project, color, enabled: context.color)
+            if !category.isEmpty { shown += " (\(category))" }
+            rows.append(("Project", shown))
+            let session = status["session"]?.integer ?? panel.sessionID
+            var line = Format.hms(status["elapsed"]?.integer ?? 0)
+            if panel.sessionStart > 0 { line += ", session \(session) started \(LocalTime.dateTimeString(panel.sessionStart))" }
+            rows.append(("Elapsed", line))
+            let note = status["note"]?.stringValue ?? ""
+            if !note.isEmpty {
+                rows.append(("Note", note.split(separator: "\n", omittingEmptySubsequences: false)
+                    .joined(separator: "\n          ")))
+            }
+        }
+        rows.append(("Today", Format.hms(status["today"]?.integer ?? 0)))
+        rows.append(("Week", Format.hms(status["week"]?.integer ?? 0)))
+        return rows.map { $0.0 + ":" + String(repeating: " ", count: 9 - $0.0.count) + $0.1 }.joined(separator: "\n")
+    }
+}
+
+struct Report: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "report",
+        abstract: "Show the weekly report (Monday to Sunday, local time).",
+        arguments: [Positional(name: "week", help: """
+            This week by default; an ISO week (2026-W48), a date in the week (2026-11-25,
+            yesterday), or 'last' for last week.
+            """, optional: true)],
+        options: [.flag("--json", help: "Print the report as JSON.")])
+
+    var week: String
+    var json: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        json = arguments.flag("--json")
+        week = arguments.argument("week")?.trimmed ?? ""
+    }
+
+    /// What the agent gets: "", an ISO week, or a date.
+    static func agentWeek(_ text: String, now: Int64) -> String? {
+        let lowered = text.lowercased()
+        switch lowered {
+        case "", "this": return ""
+        case "last": return LocalTime.dateString(LocalTime.startOfDay(now, offset: -7))
+        default: break
+        }
+        let parts = lowered.split(separator: "-")
+        if parts.count == 2, parts[0].count == 4, Int(parts[0]) != nil, parts[1].hasPrefix("w"),
+           let number = Int(parts[1].dropFirst()), (1...53).contains(number) {
+            return "\(parts[0])-W\(LocalTime.pad(number))"
+        }
+        if let value = DateInput.parse(text, now: now) { return LocalTime.dateString(value.time) }
+        return nil
+    }
+
+    func run(_ context: Context) throws {
+        guard let agentWeek = Report.agentWeek(week, now: context.now) else {
+            throw UsageError(message: "cannot read '\(week)' as a week: use 2026-W48, a date such as 2026-11-25, or 'last'",
+                             commandPath: ["report"])
+        }
+        let reply = try context.agent().call("WeeklyReport", [.string(agentWeek), .string(json ? "json" : "text")])
+        output(reply.first?.stringValue ?? "")
+    }
+}
+
+struct Reminders: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "reminders",
+        abstract: "Show or set the minutes of active time between reminders.",
+        arguments: [Positional(name: "minutes", help: "A number of minutes, or 'off'. Without it: show the setting.", optional: true)])
+
+    var minutes: UInt32?
+
+    init(_ arguments: ParsedArguments) throws {
+        guard let text = arguments.argument("minutes")?.trimmed.lowercased() else { return }
+        if text == "off" || text == "0" {
+            minutes = 0
+        } else if let value = UInt32(text), value <= 24 * 60 * 7 {
+            minutes = value
+        } else {
+            throw arguments.usageError("reminders takes a number of minutes or 'off', not '\(text)'")
+        }
+    }
+
+    func run(_ context: Context) throws {
+        let agent = try context.agent()
+        if let minutes {
+            try agent.setProperty("ReminderMinutes", .uint32(minutes))
+        }
+        let current = try agent.property("ReminderMinutes").integer ?? 0
+        output(current == 0 ? "Reminders are off." : "Reminders every \(current) minutes of active time.")
+    }
+}

@@ -1,0 +1,96 @@
+# bash completion for timectl(1), the command line of Time.
+# Install: copy to /usr/share/bash-completion/completions/timectl
+# (or ~/.local/share/bash-completion/completions/timectl), or source it from ~/.bashrc.
+# Project names come from `timectl projects --names`, categories from `timectl categories`.
+
+# Sets COMPREPLY to the lines printed by "$@" that start with $cur (case-insensitive), quoted.
+_timectl_lines() {
+    local line
+    local -a found=()
+    while IFS= read -r line; do
+        [[ -n $line && ${line,,} == "${cur,,}"* ]] && found+=("$(printf '%q' "$line")")
+    done < <("$@" 2>/dev/null)
+    COMPREPLY=("${found[@]}")
+}
+
+_timectl() {
+    local cur=${COMP_WORDS[COMP_CWORD]}
+    local prev=""
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
+    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders watch help"
+
+    # The command and subcommand typed so far; option values are skipped.
+    local command="" sub="" i word
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word=${COMP_WORDS[i]}
+        case $word in
+            --color|--category|--name|--session|--format|--project|--from|--to|--start|--duration|--note)
+                ((i++)); continue ;;
+            -*) continue ;;
+        esac
+        if [[ -z $command ]]; then
+            command=$word
+        elif [[ -z $sub && ( $command == projects || $command == categories || $command == help ) ]]; then
+            sub=$word
+        fi
+    done
+
+    case $prev in
+        --project) _timectl_lines timectl projects --names; return ;;
+        --category) _timectl_lines timectl categories; return ;;
+        --format)
+            if [[ $command == watch ]]; then
+                COMPREPLY=($(compgen -W "waybar json plain" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W "text waybar json plain" -- "$cur"))
+            fi
+            return ;;
+        --from|--to|--start)
+            COMPREPLY=($(compgen -W "today yesterday now" -- "$cur")); return ;;
+        --color|--name|--session|--duration|--note) return ;;
+    esac
+
+    if [[ -z $command ]]; then
+        COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+        return
+    fi
+
+    local options="--help"
+    case $command in
+        start) [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
+        note) options="--session --help" ;;
+        status) options="--format --json --help" ;;
+        report)
+            options="--json --help"
+            [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "last today yesterday" -- "$cur")); return; } ;;
+        projects)
+            case $sub in
+                "")
+                    options="--json --names --all --help"
+                    [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "add edit archive unarchive" -- "$cur")); return; } ;;
+                add) options="--color --category --help" ;;
+                edit|archive|unarchive)
+                    [[ $sub == edit ]] && options="--name --color --category --archive --unarchive --help"
+                    [[ $cur != -* ]] && { _timectl_lines timectl projects --names --all; return; } ;;
+            esac ;;
+        categories)
+            case $sub in
+                "")
+                    options="--json --help"
+                    [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "add delete" -- "$cur")); return; } ;;
+                delete) [[ $cur != -* ]] && { _timectl_lines timectl categories; return; } ;;
+            esac ;;
+        sessions) options="--project --from --to --json --help" ;;
+        add)
+            options="--start --duration --note --help"
+            [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
+        edit) options="--project --start --duration --note --help" ;;
+        reminders) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "off 25 30 45 60 90" -- "$cur")); return; } ;;
+        watch) options="--format --help" ;;
+        help)
+            [[ -z $sub ]] && { COMPREPLY=($(compgen -W "$commands" -- "$cur")); return; } ;;
+    esac
+    COMPREPLY=($(compgen -W "$options" -- "$cur"))
+}
+
+complete -F _timectl timectl

@@ -1,0 +1,81 @@
+# fish completion for timectl(1), the command line of Time.
+# Install: copy to ~/.config/fish/completions/timectl.fish (or /usr/share/fish/vendor_completions.d/).
+# Project names come from `timectl projects --names`, categories from `timectl categories`.
+
+set -l commands start pause resume toggle stop note status report projects categories sessions add edit delete reminders watch help
+
+function __timectl_projects
+    timectl projects --names 2>/dev/null
+end
+
+function __timectl_all_projects
+    timectl projects --names --all 2>/dev/null
+end
+
+function __timectl_categories
+    timectl categories 2>/dev/null
+end
+
+complete -c timectl -f
+complete -c timectl -s h -l help -d 'Show help'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -s V -l version -d 'Show the version'
+
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a start -d 'Start tracking a project'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a pause -d 'Pause the running session'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a resume -d 'Resume the paused session'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a toggle -d 'Pause, resume, or start the last project'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a stop -d 'Stop the open session'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a note -d 'Add to the open session\'s note'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a status -d 'Show the timer'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a report -d 'Show the weekly report'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a projects -d 'List, add, edit, archive projects'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a categories -d 'List, add, delete categories'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a sessions -d 'List sessions'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a add -d 'Add a past session by hand'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a edit -d 'Change a completed session'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a delete -d 'Delete a completed session'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a reminders -d 'Show or set the reminder interval'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Print the timer on every change'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'Show help for a command'
+
+# Project names.
+complete -c timectl -n "__fish_seen_subcommand_from start add" -a '(__timectl_projects)'
+complete -c timectl -n "__fish_seen_subcommand_from sessions edit" -l project -x -a '(__timectl_projects)' -d 'Project'
+
+# note, status, report, reminders, watch
+complete -c timectl -n "__fish_seen_subcommand_from note" -l session -x -d 'Replace the note of this session'
+complete -c timectl -n "__fish_seen_subcommand_from status" -l format -x -a 'text waybar json plain' -d 'Output format'
+complete -c timectl -n "__fish_seen_subcommand_from status report projects categories sessions" -l json -d 'Print JSON'
+complete -c timectl -n "__fish_seen_subcommand_from report" -a 'last today yesterday' -d 'Week'
+complete -c timectl -n "__fish_seen_subcommand_from reminders" -a 'off 25 30 45 60 90' -d 'Minutes'
+complete -c timectl -n "__fish_seen_subcommand_from watch" -l format -x -a 'waybar json plain' -d 'Output format'
+
+# sessions, add, edit
+complete -c timectl -n "__fish_seen_subcommand_from sessions" -l from -x -a 'today yesterday' -d 'From (date/time)'
+complete -c timectl -n "__fish_seen_subcommand_from sessions" -l to -x -a 'today yesterday' -d 'Up to (date/time)'
+complete -c timectl -n "__fish_seen_subcommand_from add edit" -l start -x -a 'today yesterday now' -d 'Start (date/time)'
+complete -c timectl -n "__fish_seen_subcommand_from add edit" -l duration -x -d 'Duration (1h30m, 1:30, 90m)'
+complete -c timectl -n "__fish_seen_subcommand_from add edit" -l note -x -d 'Note'
+
+# projects
+set -l project_subs add edit archive unarchive
+complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -a 'add' -d 'Create a project'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -a 'edit' -d 'Change a project'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -a 'archive' -d 'Archive a project'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -a 'unarchive' -d 'Bring a project back'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -l names -d 'Names only'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -l all -d 'Include archived projects'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from edit archive unarchive" -a '(__timectl_all_projects)'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from add edit" -l color -x -d 'Color #rrggbb'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from add edit" -l category -x -a '(__timectl_categories)' -d 'Category'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from edit" -l name -x -d 'New name'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from edit" -l archive -d 'Archive it'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from edit" -l unarchive -d 'Unarchive it'
+
+# categories
+complete -c timectl -n "__fish_seen_subcommand_from categories; and not __fish_seen_subcommand_from add delete" -a 'add' -d 'Create a category'
+complete -c timectl -n "__fish_seen_subcommand_from categories; and not __fish_seen_subcommand_from add delete" -a 'delete' -d 'Delete a category'
+complete -c timectl -n "__fish_seen_subcommand_from categories; and __fish_seen_subcommand_from delete" -a '(__timectl_categories)'
+
+# help
+complete -c timectl -n "__fish_seen_subcommand_from help" -a "$commands"
