@@ -23,6 +23,20 @@ func parseOptions() -> Options {
         case "--sizes": options.sizes = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
         case "--window": options.window = Double(arguments.popFirst() ?? "") ?? options.window
         case "--work": options.work = arguments.popFirst() ?? options.work
+        case "--profile-changes":
+            // For a profiler: N pause/resume changes on an existing data folder, nothing else.
+            let folder = arguments.popFirst() ?? "", count = Int(arguments.popFirst() ?? "") ?? 100
+            do {
+                let home = try DataHome(directory: folder)
+                if try home.tracker.status().state == .idle { try home.tracker.startProject("Bench A") }
+                for _ in 0..<count {
+                    if try home.tracker.status().state == .running { try home.tracker.pause() } else { try home.tracker.resume() }
+                }
+            } catch {
+                printError("\(error)")
+                exit(1)
+            }
+            exit(0)
         case "--help", "-h":
             print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR]")
             exit(0)

@@ -73,6 +73,12 @@ public indirect enum JSON: Equatable, Sendable {
 
     static func writeString(_ value: String, to output: inout String) {
         output += "\""
+        // Most strings need no escaping at all: append them whole.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c || $0 == 0x7f || $0 == 0xe2 }) {
+            output += value
+            output += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

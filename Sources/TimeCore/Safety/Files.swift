@@ -14,6 +14,34 @@ public struct FileError: Error, CustomStringConvertible, Equatable {
 }
 
 /// The few file operations data safety needs, each checked, with durable writes.
+/// A temporary file created ahead of use, so that a durable write does not pay for creating it.
+/// `take()` hands over its descriptor once; `prepare()` makes the next one.
+public final class PreparedFile {
+    public let path: String
+    private var descriptor: Int32 = -1
+
+    public init(path: String) { self.path = path }
+
+    /// Creates the file if it is not ready; failures are left for the write to report.
+    public func prepare() {
+        guard descriptor < 0 else { return }
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    }
+
+    func take() -> Int32? {
+        guard descriptor >= 0 else { return nil }
+        defer { descriptor = -1 }
+        return descriptor
+    }
+
+    deinit {
+        if descriptor >= 0 {
+            close(descriptor)
+            unlink(path)
+        }
+    }
+}
+
 public enum Files {
     public enum Kind { case missing, regular, directory, other }
 
@@ -71,16 +99,32 @@ public enum Files {
     /// Writes a new file durably and atomically: a temporary file, fsync, rename over `path`,
     /// fsync of the folder (unless `syncFolder` is false because the caller does it once for several),
     /// then reads it back and compares. Files are created 0600.
-    public static func writeDurably(_ bytes: [UInt8], to path: String, syncFolder: Bool = true) throws {
+    ///
+    /// `prepared` is a temporary file created ahead of time (see `PreparedFile`): creating a file
+    /// costs a journal commit of its own, which is then off the path of the change.
+    public static func writeDurably(_ bytes: [UInt8], to path: String, syncFolder: Bool = true, prepared: PreparedFile? = nil) throws {
         if let code = injectedWriteFailure { throw FileError("write", path, code: code) }
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let temporary: String
+        let fd: Int32
+        if let prepared, let descriptor = prepared.take() {
+            temporary = prepared.path
+            fd = descriptor
+            if ftruncate(fd, 0) != 0 {
+                let error = FileError("truncate", temporary)
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+        } else {
+            temporary = path + ".tmp"
+            fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        }
         guard fd >= 0 else { throw FileError("create", temporary) }
         var failure: FileError?
         bytes.withUnsafeBytes { buffer in
             var written = 0
             while written < buffer.count {
-                let count = write(fd, buffer.baseAddress! + written, buffer.count - written)
+                let count = pwrite(fd, buffer.baseAddress! + written, buffer.count - written, off_t(written))
                 if count < 0 {
                     if errno == EINTR { continue }
                     failure = FileError("write", temporary)

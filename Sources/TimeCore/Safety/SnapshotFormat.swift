@@ -67,22 +67,53 @@ public enum SnapshotFormat {
         var sessions: Int
     }
 
+    /// The canonical JSON of a chunk list; kept by the caller while no month changes.
+    static func chunkList(_ chunks: [ChunkReference]) -> String {
+        JSON.array(chunks.map {
+            .sortedObject(["month": .string($0.month), "sha256": .string($0.sha256), "sessions": .int(Int64($0.sessions))])
+        }).serialized
+    }
+
+    /// The canonical payload: keys in byte order, the chunk list spliced in already serialized.
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
-                        openSession: WorkSession?, chunks: [ChunkReference]) -> String {
-        JSON.sortedObject([
-            "categories": .array(categories.sorted { $0.id < $1.id }.map {
-                .sortedObject(["id": .int($0.id), "name": .string($0.name)])
-            }),
-            "projects": .array(projects.sorted { $0.id < $1.id }.map {
-                .sortedObject(["id": .int($0.id), "name": .string($0.name), "color": .string($0.color),
-                               "categoryId": $0.categoryID.map(JSON.int) ?? .null, "archived": .bool($0.archived)])
-            }),
-            "settings": .sortedObject(["reminderMinutes": .int(Int64(reminderMinutes))]),
-            "openSession": openSession.map(sessionJSON) ?? .null,
-            "chunks": .array(chunks.map {
-                .sortedObject(["month": .string($0.month), "sha256": .string($0.sha256), "sessions": .int(Int64($0.sessions))])
-            }),
-        ]).serialized
+                        openSession: WorkSession?, chunkList: String) -> String {
+        let categoryList = JSON.array(categories.sorted { $0.id < $1.id }.map {
+            .sortedObject(["id": .int($0.id), "name": .string($0.name)])
+        })
+        let projectList = JSON.array(projects.sorted { $0.id < $1.id }.map {
+            .sortedObject(["id": .int($0.id), "name": .string($0.name), "color": .string($0.color),
+                           "categoryId": $0.categoryID.map(JSON.int) ?? .null, "archived": .bool($0.archived)])
+        })
+        var out = "{\"categories\":"
+        categoryList.write(to: &out)
+        out += ",\"chunks\":" + chunkList + ",\"openSession\":"
+        (openSession.map(sessionJSON) ?? .null).write(to: &out)
+        out += ",\"projects\":"
+        projectList.write(to: &out)
+        out += ",\"settings\":{\"reminderMinutes\":\(reminderMinutes)}}"
+        return out
+    }
+
+    /// The chunk hashes a snapshot file refers to, found by scanning its payload's bytes: every
+    /// `"sha256":"` after the header is a chunk reference (inside JSON strings a quote is escaped,
+    /// so the sequence cannot occur in a name or note). Much cheaper than parsing the file.
+    static func chunkHashes(inFile bytes: [UInt8]) -> Set<String> {
+        let marker = Array("\"sha256\":\"".utf8)
+        let payloadMarker = Array(",\"payload\":".utf8)
+        guard let payloadStart = firstIndex(of: payloadMarker, in: bytes, limit: 400) else { return [] }
+        var hashes = Set<String>()
+        var index = payloadStart
+        let last = bytes.count - marker.count - 64
+        while index <= last {
+            if bytes[index] == 0x22 && bytes[index + 1] == 0x73 && Array(bytes[index..<index + marker.count]) == marker {
+                let start = index + marker.count
+                hashes.insert(String(decoding: bytes[start..<start + 64], as: UTF8.self))
+                index = start + 64
+            } else {
+                index += 1
+            }
+        }
+        return hashes
     }
 
     // MARK: Reading

@@ -23,8 +23,36 @@ public final class SnapshotKeeper: ChangeRecorder {
     private var chunks: [String: SnapshotFormat.ChunkReference] = [:]
     /// True until the chunk table matches the store: the first recorded change then reads every month.
     private var needsFullRecord = true
-    /// Chunk hashes each kept snapshot refers to, loaded when first needed for pruning.
-    private var chunkUse: [Int: Set<String>]?
+    /// The serialized chunk list of `chunks`, kept while no month changes (a pause or resume
+    /// then serializes only the small parts of the payload).
+    private var chunkListCache: String?
+    /// Which chunks each kept snapshot refers to, and how many kept snapshots refer to each chunk:
+    /// loaded when first needed for pruning, then kept up to date change by change.
+    private var chunkUse: ChunkUse?
+
+    private struct ChunkUse {
+        var byEntry: [Int: Set<String>] = [:]
+        var counts: [String: Int] = [:]
+
+        mutating func add(_ sequence: Int, _ hashes: Set<String>) {
+            remove(sequence)
+            byEntry[sequence] = hashes
+            for hash in hashes { counts[hash, default: 0] += 1 }
+        }
+
+        /// Forgets an entry; returns the chunks no kept snapshot refers to any more.
+        @discardableResult
+        mutating func remove(_ sequence: Int) -> [String] {
+            guard let hashes = byEntry.removeValue(forKey: sequence) else { return [] }
+            var unused: [String] = []
+            for hash in hashes {
+                let count = (counts[hash] ?? 1) - 1
+                counts[hash] = count > 0 ? count : nil
+                if count <= 0 { unused.append(hash) }
+            }
+            return unused
+        }
+    }
 
     private struct Pending {
         var previousChunks: [String: SnapshotFormat.ChunkReference]
@@ -32,15 +60,21 @@ public final class SnapshotKeeper: ChangeRecorder {
         var previousNeedsFullRecord: Bool
         var writtenFiles: [String]
         var renamed: (from: String, to: String)?
-        var chunkSet: Set<String>
     }
     private var pending: Pending?
+
+    /// Temporary files for the next snapshot and the next chunk, created after each change.
+    private let nextSnapshotFile: PreparedFile
+    private let nextChunkFile: PreparedFile
 
     public init(directory: String, clock: Clock) throws {
         self.directory = directory
         self.clock = clock
         try Files.makePrivateDirectory(directory)
+        for name in Files.list(directory) where name.hasSuffix(".tmp") { unlink(directory + "/" + name) }
         entries = SnapshotKeeper.scan(directory)
+        nextSnapshotFile = PreparedFile(path: directory + "/next-state.tmp")
+        nextChunkFile = PreparedFile(path: directory + "/next-chunk.tmp")
     }
 
     static func fileName(sequence: Int, stateHash: String) -> String {
@@ -95,18 +129,26 @@ public final class SnapshotKeeper: ChangeRecorder {
         }
         chunks = table
         needsFullRecord = false
+        prepareFiles()
     }
 
     public var isAttached: Bool { !needsFullRecord }
+
+    /// Creates the temporary files the next change will write into.
+    public func prepareFiles() {
+        nextSnapshotFile.prepare()
+        nextChunkFile.prepare()
+    }
 
     // MARK: ChangeRecorder
 
     public func recordState(of store: Store, changedMonths: Set<String>) throws {
         var state = Pending(previousChunks: chunks, previousEntries: entries, previousNeedsFullRecord: needsFullRecord,
-                            writtenFiles: [], renamed: nil, chunkSet: [])
+                            writtenFiles: [], renamed: nil)
         pending = state
         let months = needsFullRecord ? Set(try store.monthsWithCompletedSessions()).union(chunks.keys) : changedMonths
         if needsFullRecord { chunks.removeAll() }
+        if !months.isEmpty { chunkListCache = nil }
         var wroteAnything = false
         for month in months.sorted() {
             let sessions = try store.completedSessions(inMonth: month)
@@ -118,7 +160,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             let hash = SHA256.hex(bytes)
             let path = directory + "/" + SnapshotKeeper.chunkName(hash)
             if Files.kind(path) != .regular || (try? Files.read(path)).map(SHA256.hex) != hash {
-                try Files.writeDurably(bytes, to: path, syncFolder: false)
+                try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextChunkFile)
                 state.writtenFiles.append(path)
                 pending = state
                 wroteAnything = true
@@ -126,12 +168,12 @@ public final class SnapshotKeeper: ChangeRecorder {
             chunks[month] = SnapshotFormat.ChunkReference(month: month, sha256: hash, sessions: sessions.count)
         }
         needsFullRecord = false
-        let references = chunks.values.sorted { $0.month < $1.month }
-        state.chunkSet = Set(references.map(\.sha256))
+        let chunkList = chunkListCache ?? SnapshotFormat.chunkList(chunks.values.sorted { $0.month < $1.month })
+        chunkListCache = chunkList
         let payload = SnapshotFormat.payload(
             categories: try store.categories(), projects: try store.projects(),
             reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-            openSession: try store.openSession(), chunks: references)
+            openSession: try store.openSession(), chunkList: chunkList)
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         let sequence = (entries.last?.sequence ?? 0) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
@@ -147,7 +189,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
             wroteAnything = true
         } else {
-            try Files.writeDurably(bytes, to: path, syncFolder: false)
+            try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextSnapshotFile)
             state.writtenFiles.append(path)
             pending = state
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
@@ -161,11 +203,14 @@ public final class SnapshotKeeper: ChangeRecorder {
     public func changeCommitted() {
         guard let done = pending else { return }
         pending = nil
-        if let renamed = done.renamed, let oldSequence = SnapshotKeeper.sequence(inName: renamed.from) {
-            chunkUse?[oldSequence] = nil
+        if chunkUse != nil, let newest = entries.last, newest.path != done.previousEntries.last?.path {
+            if let renamed = done.renamed, let oldSequence = SnapshotKeeper.sequence(inName: renamed.from) {
+                chunkUse!.remove(oldSequence)
+            }
+            chunkUse!.add(newest.sequence, Set(chunks.values.map(\.sha256)))
         }
-        if let newest = entries.last { chunkUse?[newest.sequence] = done.chunkSet }
         prune()
+        prepareFiles()
     }
 
     public func changeAbandoned() {
@@ -174,8 +219,10 @@ public final class SnapshotKeeper: ChangeRecorder {
         if let renamed = undone.renamed { try? Files.move(renamed.to, to: renamed.from) }
         for path in undone.writtenFiles { unlink(path) }
         chunks = undone.previousChunks
+        chunkListCache = nil
         entries = undone.previousEntries
         needsFullRecord = undone.previousNeedsFullRecord
+        prepareFiles()
     }
 
     private static func sequence(inName path: String) -> Int? {
@@ -187,22 +234,20 @@ public final class SnapshotKeeper: ChangeRecorder {
     private func prune() {
         guard entries.count > SnapshotKeeper.keptStates else { return }
         if chunkUse == nil { chunkUse = loadChunkUse() }
+        let current = Set(chunks.values.map(\.sha256))
         while entries.count > SnapshotKeeper.keptStates {
             let oldest = entries.removeFirst()
             unlink(oldest.path)
-            let released = chunkUse?.removeValue(forKey: oldest.sequence) ?? []
-            let stillUsed = chunkUse?.values.reduce(into: Set<String>()) { $0.formUnion($1) } ?? []
-            for hash in released.subtracting(stillUsed).subtracting(chunks.values.map(\.sha256)) {
+            for hash in chunkUse!.remove(oldest.sequence) where !current.contains(hash) {
                 unlink(directory + "/" + SnapshotKeeper.chunkName(hash))
             }
         }
     }
 
-    private func loadChunkUse() -> [Int: Set<String>] {
-        var use: [Int: Set<String>] = [:]
+    private func loadChunkUse() -> ChunkUse {
+        var use = ChunkUse()
         for entry in entries {
-            let header = try? SnapshotFormat.read(try Files.read(entry.path))
-            use[entry.sequence] = Set(header?.payload["chunks"]?.arrayValue?.compactMap { $0["sha256"]?.stringValue } ?? [])
+            use.add(entry.sequence, SnapshotFormat.chunkHashes(inFile: (try? Files.read(entry.path)) ?? []))
         }
         return use
     }
