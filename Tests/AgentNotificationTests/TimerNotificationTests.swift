@@ -134,13 +134,18 @@ final class TimerNotificationTests: XCTestCase {
         let shot = world.output + "/escaping.png"
         try world.desktop!.screenshot(to: shot)
         XCTAssertGreaterThan(try imageColourCount(shot), 1, "blank screenshot: \(shot)")
+        _ = try Command.run("convert", [shot, "-trim", "+repage", "-bordercolor", "black", "-border", "12",
+                                        world.output + "/escaping-cropped.png"])
 
         // What dunst made of it: its history keeps the text it displayed.
         _ = try world.desktop!.dunstctl(["close"])
         XCTAssertEqual(world.displayed(settlingOn: 0), 0)
         let history = try world.desktop!.dunstctl(["history"]).stdout
         try history.write(toFile: world.output + "/history.json", atomically: true, encoding: .utf8)
-        XCTAssertTrue(history.contains("Bold"), history)
+        // "message" is the markup dunst rendered: the summary (escaped by dunst) and the body
+        // (escaped by us) both show the text literally, so it appears escaped in body and message twice.
+        XCTAssertGreaterThanOrEqual(history.components(separatedBy: escaped).count - 1, 3, history)
+        XCTAssertFalse(history.contains("<b><b>Bold"), "the project name was rendered as markup: \(history)")
     }
 
     /// dunst killed and started again while the agent runs: the next change shows the timer on
@@ -189,9 +194,14 @@ final class TimerNotificationTests: XCTestCase {
         let shot = world.output + "/running-timer.png"
         try world.desktop!.screenshot(to: shot)
         XCTAssertGreaterThan(try imageColourCount(shot), 1, "blank screenshot: \(shot)")
-        // dunst draws at the top right (width 500, offset 10x10 on 1024x768).
+        // The notification, cut out of the black screen (dunst draws it at the top right).
         let cropped = world.output + "/running-timer-cropped.png"
-        let crop = try Command.run("convert", [shot, "-crop", "520x130+504+0", "+repage", cropped])
+        let box = try Command.run("convert", [shot, "-format", "%@", "info:"]).stdout
+        let size = box.split(separator: "+").first?.split(separator: "x").compactMap { Int($0) } ?? []
+        XCTAssertEqual(size.count, 2, "no drawing on the screen: \(box)")
+        XCTAssertGreaterThan(size.first ?? 0, 300, "the notification is too narrow: \(box)")
+        XCTAssertGreaterThan(size.last ?? 0, 40, "the notification is too low: \(box)")
+        let crop = try Command.run("convert", [shot, "-trim", "+repage", "-bordercolor", "black", "-border", "12", cropped])
         XCTAssertEqual(crop.status, 0, crop.stderr)
         XCTAssertGreaterThan(try imageColourCount(cropped), 2, "the notification area is blank: \(cropped)")
     }
