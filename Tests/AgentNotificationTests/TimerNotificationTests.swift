@@ -162,10 +162,19 @@ final class TimerNotificationTests: XCTestCase {
         desktop.stopDunst()
         try desktop.startDunst()
         XCTAssertEqual(world.displayed(settlingOn: 0), 0, "a fresh dunst shows nothing")
+        // Another application's notification on the new dunst: it gets the ids the old one
+        // gave out, and the timer must not take its place.
+        let other = try Command.run("gdbus", ["call", "--session", "--dest", "org.freedesktop.Notifications",
+                                              "--object-path", "/org/freedesktop/Notifications",
+                                              "--method", "org.freedesktop.Notifications.Notify",
+                                              "Mail", "0", "", "New mail", "From a friend", "[]", "{}", "0"],
+                                    environment: desktop.environment)
+        XCTAssertEqual(other.status, 0, other.stderr)
+        XCTAssertEqual(world.displayed(settlingOn: 1), 1)
         try world.call("Pause")
         let shown = try XCTUnwrap(world.waitForTimerNotify(count: 2))
         XCTAssertEqual(shown.actionKeys, ["default", "resume", "stop"])
-        XCTAssertEqual(world.displayed(settlingOn: 1), 1, "the timer is back on the new dunst")
+        XCTAssertEqual(world.displayed(settlingOn: 2), 2, "the timer is back on the new dunst, beside the other notification")
 
         // A change while no server runs is not lost: the next change after the restart shows it.
         desktop.stopDunst()
