@@ -76,6 +76,17 @@ private func closedCallback(_ n: gpointer?, _ data: gpointer?) {
     Unmanaged<NotifierWorker>.fromOpaque(data).takeUnretainedValue().notificationClosed(n)
 }
 
+private func serverAppeared(_ connection: OpaquePointer?, _ name: UnsafePointer<gchar>?,
+                            _ owner: UnsafePointer<gchar>?, _ data: gpointer?) {
+    guard let data else { return }
+    Unmanaged<NotifierWorker>.fromOpaque(data).takeUnretainedValue().serverOwnerChanged(owner.map { String(cString: $0) })
+}
+
+private func serverVanished(_ connection: OpaquePointer?, _ name: UnsafePointer<gchar>?, _ data: gpointer?) {
+    guard let data else { return }
+    Unmanaged<NotifierWorker>.fromOpaque(data).takeUnretainedValue().serverOwnerChanged(nil)
+}
+
 private func dropLog(_ domain: UnsafePointer<gchar>?, _ level: GLogLevelFlags,
                      _ message: UnsafePointer<gchar>?, _ data: gpointer?) {}
 
@@ -118,6 +129,9 @@ final class NotifierWorker: @unchecked Sendable {
     private var problemLogged = false
     private var wantedTimer: TimerNotification?
     private var timerFailed = false
+    private var serverWatch: guint = 0
+    /// The notification server's unique name, once the watch has reported it (nil: none).
+    private var serverOwner: String??
 
     init(appName: String, desktopEntry: String, mainContext: OpaquePointer?,
          onAction: @escaping (NotifierAction) -> Void) {
@@ -193,7 +207,11 @@ final class NotifierWorker: @unchecked Sendable {
         g_log_set_handler("libnotify", GLogLevelFlags(rawValue: G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_MESSAGE.rawValue),
                           dropLog, nil)
         _ = notify_init(appName)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        serverWatch = g_bus_watch_name(G_BUS_TYPE_SESSION, "org.freedesktop.Notifications", G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                       serverAppeared, serverVanished, me, nil)
         g_main_loop_run(loop)
+        g_bus_unwatch_name(serverWatch)
         // Leave nothing behind that points at a dead agent.
         if let n = timerNote { close(n); timerNote = nil }
         if let n = reminderNote { close(n); reminderNote = nil }
@@ -350,6 +368,31 @@ final class NotifierWorker: @unchecked Sendable {
     private func close(_ n: UnsafeMutablePointer<NotifyNotification>) {
         var error: UnsafeMutablePointer<GError>?
         if notify_notification_close(n, &error) == 0, let error { g_error_free(error) }
+        g_signal_handlers_disconnect_matched(gpointer(n), G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
+                                             Unmanaged.passUnretained(self).toOpaque())
+        g_object_unref(n)
+    }
+
+    /// The notification server went away or was replaced: the ids we hold were given out by the
+    /// old one, and a new server hands the same ids to other applications. Forget our
+    /// notifications without closing them (a close or an update would hit someone else's), so the
+    /// next show creates new ones.
+    func serverOwnerChanged(_ owner: String?) {
+        defer { serverOwner = .some(owner) }
+        guard let previous = serverOwner, previous != owner else { return } // first report: nothing to forget
+        if let n = timerNote {
+            timerNote = nil
+            appliedTimer = nil
+            forget(n)
+        }
+        if let n = reminderNote {
+            reminderNote = nil
+            forget(n)
+        }
+        timerFailed = wantedTimer != nil // shown again at the next event
+    }
+
+    private func forget(_ n: UnsafeMutablePointer<NotifyNotification>) {
         g_signal_handlers_disconnect_matched(gpointer(n), G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
                                              Unmanaged.passUnretained(self).toOpaque())
         g_object_unref(n)

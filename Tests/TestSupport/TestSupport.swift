@@ -364,3 +364,196 @@ public final class BusMonitor {
     public var text: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
     public func stop() { Command.stop(process) }
 }
+
+// MARK: - Notification tests: the wire as dbus-monitor prints it, a hung server, screenshots
+
+/// One message as dbus-monitor printed it: the header line and the argument lines below it.
+public struct MonitoredMessage {
+    /// "method call", "method return", "signal" or "error".
+    public let kind: String
+    public let header: String
+    public let lines: [String]
+
+    /// The member named in the header (`member=Notify`), "" for replies and errors.
+    public var member: String { field("member") }
+    public var interface: String { field("interface") }
+    public var serial: String { field("serial") }
+    public var text: String { ([header] + lines).joined(separator: "\n") }
+
+    private func field(_ name: String) -> String {
+        guard let range = header.range(of: " \(name)=") else { return "" }
+        let rest = header[range.upperBound...]
+        return String(rest.prefix { $0 != " " && $0 != ";" })
+    }
+
+    /// Splits dbus-monitor's output into messages (a multi-line string argument stays inside its message).
+    public static func parse(_ output: String) -> [MonitoredMessage] {
+        let kinds = ["method call", "method return", "signal", "error"]
+        var messages: [MonitoredMessage] = []
+        var current: (kind: String, header: String, lines: [String])?
+        for line in output.components(separatedBy: "\n") {
+            if let kind = kinds.first(where: { line.hasPrefix($0 + " time=") }) {
+                if let current { messages.append(MonitoredMessage(kind: current.kind, header: current.header, lines: current.lines)) }
+                current = (kind, line, [])
+            } else if current != nil {
+                current!.lines.append(line)
+            }
+        }
+        if let current { messages.append(MonitoredMessage(kind: current.kind, header: current.header, lines: current.lines)) }
+        return messages
+    }
+
+    /// The value printed after `variant` for the dictionary key `key` (e.g. `byte 0`, `string "paused"`).
+    public func variantValue(forKey key: String) -> String? {
+        for (index, line) in lines.enumerated() where line.trimmingCharacters(in: .whitespaces) == "string \"\(key)\"" {
+            guard index + 1 < lines.count else { return nil }
+            let next = lines[index + 1].trimmingCharacters(in: .whitespaces)
+            guard next.hasPrefix("variant") else { continue }
+            return next.dropFirst("variant".count).trimmingCharacters(in: .whitespaces)
+        }
+        return nil
+    }
+
+    /// The keys of the dictionary entries in this message, in order (e.g. the properties a
+    /// PropertiesChanged signal names).
+    public var dictionaryKeys: [String] {
+        var keys: [String] = []
+        for (index, line) in lines.enumerated() where line.trimmingCharacters(in: .whitespaces) == "dict entry(" {
+            guard index + 1 < lines.count else { continue }
+            let next = lines[index + 1].trimmingCharacters(in: .whitespaces)
+            if next.hasPrefix("string \""), next.hasSuffix("\"") { keys.append(String(next.dropFirst(8).dropLast())) }
+        }
+        return keys
+    }
+}
+
+/// A `Notify` call (org.freedesktop.Notifications) read back from dbus-monitor's output.
+public struct NotifyCall {
+    public let message: MonitoredMessage
+    public let appName: String
+    public let replacesID: UInt32
+    public let summary: String
+    public let body: String
+    /// (key, label) pairs, in the order sent.
+    public let actions: [(key: String, label: String)]
+    public let expireTimeout: Int32?
+
+    public init?(_ message: MonitoredMessage) {
+        guard message.kind == "method call", message.member == "Notify" else { return nil }
+        self.message = message
+        let lines = message.lines
+        func string(_ line: String) -> String? {
+            let trimmed = line.drop { $0 == " " }
+            guard trimmed.hasPrefix("string \""), trimmed.hasSuffix("\"") else { return nil }
+            return String(trimmed.dropFirst(8).dropLast())
+        }
+        guard lines.count > 6, let app = string(lines[0]), let summary = string(lines[3]) else { return nil }
+        appName = app
+        replacesID = UInt32(lines[1].trimmingCharacters(in: .whitespaces).dropFirst("uint32 ".count)) ?? 0
+        self.summary = summary
+        // The body may span several lines: everything up to the actions array.
+        guard let actionsStart = lines.firstIndex(of: "   array [") else { return nil }
+        let bodyText = lines[4..<actionsStart].joined(separator: "\n")
+        guard bodyText.hasPrefix("   string \""), bodyText.hasSuffix("\"") else { return nil }
+        body = String(bodyText.dropFirst(11).dropLast())
+        var strings: [String] = []
+        var index = actionsStart + 1
+        while index < lines.count, lines[index] != "   ]" {
+            if let value = string(lines[index]) { strings.append(value) }
+            index += 1
+        }
+        actions = stride(from: 0, to: strings.count - 1, by: 2).map { (strings[$0], strings[$0 + 1]) }
+        expireTimeout = lines.last(where: { $0.hasPrefix("   int32 ") }).flatMap { Int32($0.dropFirst("   int32 ".count)) }
+    }
+
+    /// A hint's value as dbus-monitor prints it, e.g. `byte 0`, `boolean true`, `string "x"`.
+    public func hint(_ name: String) -> String? { message.variantValue(forKey: name) }
+    public var actionKeys: [String] { actions.map(\.key) }
+}
+
+extension BusMonitor {
+    /// Every message recorded so far.
+    public var messages: [MonitoredMessage] { MonitoredMessage.parse(text) }
+
+    /// Every `Notify` call recorded so far.
+    public var notifyCalls: [NotifyCall] { messages.compactMap(NotifyCall.init) }
+
+    /// Waits until dbus-monitor has become a monitor (it prints the NameLost of its own name then).
+    @discardableResult
+    public func waitUntilListening(seconds: Double = 10) -> Bool {
+        wait(seconds: seconds) { text.contains("member=NameLost") }
+    }
+}
+
+extension NotificationDesktop {
+    /// `dunstctl count displayed` (or `history`, `waiting`); -1 when dunstctl fails.
+    public func count(_ which: String = "displayed") -> Int {
+        guard let result = try? dunstctl(["count", which]), result.status == 0 else { return -1 }
+        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+}
+
+/// A notification server that owns `org.freedesktop.Notifications` on a bus and never answers
+/// anything: a small libdbus program compiled with gcc when the fixture starts.
+public final class HungNotificationServer {
+    public static let source = """
+    #include <dbus/dbus.h>
+    #include <unistd.h>
+    int main(void) {
+        DBusError e; dbus_error_init(&e);
+        DBusConnection *c = dbus_bus_get(DBUS_BUS_SESSION, &e);
+        if (!c) return 1;
+        if (dbus_bus_request_name(c, "org.freedesktop.Notifications", DBUS_NAME_FLAG_DO_NOT_QUEUE, &e)
+            != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) return 2;
+        for (;;) pause(); /* never reads, never replies */
+    }
+    """
+
+    public let process: Process
+    private let directory: TemporaryDirectory
+
+    /// Compiles the server and starts it on `bus`; returns once it owns the name.
+    public init(bus: PrivateBus) throws {
+        directory = TemporaryDirectory("time-hung")
+        let source = directory.file("hung.c"), binary = directory.file("hung")
+        try Self.source.write(toFile: source, atomically: true, encoding: .utf8)
+        let flags = try Command.run("pkg-config", ["--cflags", "--libs", "dbus-1"])
+        guard flags.status == 0 else { throw FixtureError("pkg-config dbus-1 failed: \(flags.stderr)") }
+        let compile = try Command.run("gcc", [source, "-o", binary]
+                                      + flags.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init),
+                                      timeout: 60)
+        guard compile.status == 0 else { throw FixtureError("gcc failed: \(compile.stderr)") }
+        process = try Command.start(binary, [], environment: bus.environment)
+        let client = try bus.connect()
+        defer { client.close() }
+        guard wait(seconds: 10, { (try? client.nameHasOwner("org.freedesktop.Notifications")) == true }) else {
+            Command.stop(process)
+            directory.remove()
+            throw FixtureError("the hung notification server did not take org.freedesktop.Notifications")
+        }
+    }
+
+    public func stop() {
+        Command.stop(process)
+        directory.remove()
+    }
+}
+
+/// Where a test leaves files worth keeping (screenshots, wire logs): `$TIME_TEST_OUTPUT/<label>`,
+/// else a folder under the system's temporary directory. Never removed by the tests.
+public func testOutputDirectory(_ label: String) throws -> String {
+    let base = ProcessInfo.processInfo.environment["TIME_TEST_OUTPUT"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? (NSTemporaryDirectory() + "time-test-output")
+    let path = base + "/" + label
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// The number of distinct colours in an image (ImageMagick's `%k`); 1 means blank.
+public func imageColourCount(_ path: String) throws -> Int {
+    let result = try Command.run("convert", [path, "-format", "%k", "info:"])
+    guard result.status == 0, let count = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        throw FixtureError("convert could not read \(path): \(result.stderr)")
+    }
+    return count
+}

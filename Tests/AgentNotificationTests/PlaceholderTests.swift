@@ -1,2 +1,0 @@
-import XCTest
-final class AgentNotificationPlaceholderTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }
