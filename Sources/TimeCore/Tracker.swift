@@ -70,7 +70,6 @@ public final class Tracker {
     private var projectsByID: [ProjectID: Project] = [:]
     private var categoriesByID: [Int64: Category] = [:]
     private var openSession: WorkSession?
-    private var longestSpan: Int64 = 0
     private var reminderMinutesValue: UInt32 = Tracker.defaultReminderMinutes
 
     public static let defaultReminderMinutes: UInt32 = 60
@@ -90,7 +89,6 @@ public final class Tracker {
         projectsByID = Dictionary(uniqueKeysWithValues: try store.projects().map { ($0.id, $0) })
         categoriesByID = Dictionary(uniqueKeysWithValues: try store.categories().map { ($0.id, $0) })
         openSession = try store.openSession()
-        longestSpan = try store.longestCompletedSpan()
         reminderMinutesValue = try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes
     }
 
@@ -213,7 +211,6 @@ public final class Tracker {
         }
         done.end = max(time, done.segments.last?.end ?? done.start, done.start)
         try store.updateSession(done, previous: open, segmentsChanged: open.isRunning)
-        longestSpan = max(longestSpan, done.end! - done.start)
         openSession = nil
     }
 
@@ -365,7 +362,7 @@ public final class Tracker {
         guard from <= to else {
             throw TrackerError.invalidArgument("The range is reversed: from (\(from)) is after to (\(to)).")
         }
-        return try store.sessions(overlapping: from, to, project: project, longestSpan: longestSpan)
+        return try store.sessions(overlapping: from, to, project: project)
     }
 
     private func checkTime(_ time: Int64, _ what: String) throws {
@@ -392,7 +389,6 @@ public final class Tracker {
             let session = WorkSession(id: 0, projectID: project.id, start: start, end: start + seconds, unrecordedSeconds: 0,
                                       note: note, segments: [Segment(start: start, end: start + seconds)])
             let id = try store.insertSession(session)
-            longestSpan = max(longestSpan, seconds)
             return id
         }
     }
@@ -429,7 +425,6 @@ public final class Tracker {
         guard session != original else { return }
         try change {
             try store.updateSession(session, previous: original, segmentsChanged: segmentsChanged)
-            longestSpan = max(longestSpan, session.end! - session.start)
         }
     }
 
@@ -456,9 +451,6 @@ public final class Tracker {
             reminderMinutesValue = minutes
         }
     }
-
-    /// The longest span of a completed session, for range queries (reports use it too).
-    var longestCompletedSpan: Int64 { longestSpan }
 }
 
 extension Tracker {
@@ -473,9 +465,7 @@ extension Tracker {
             }
         }
         return try change {
-            let ids = try sessions.map { try store.insertSession($0) }
-            longestSpan = sessions.reduce(longestSpan) { max($0, $1.end! - $1.start) }
-            return ids
+            try sessions.map { try store.insertSession($0) }
         }
     }
 }

@@ -94,7 +94,7 @@ extension Tracker {
     public func weeklyReport(week spec: String) throws -> WeeklyReport {
         let now = clock.now()
         let week = try Week.parse(spec, now: now)
-        let sessions = try store.sessions(overlapping: week.start, week.end, longestSpan: longestCompletedSpan)
+        let sessions = try store.sessions(overlapping: week.start, week.end)
         let projects = Dictionary(uniqueKeysWithValues: self.projects().map { ($0.id, $0) })
         let categoryNames = Dictionary(uniqueKeysWithValues: categories().map { ($0.id, $0.name) })
         return WeeklyReport(week: week, sessions: sessions, projects: projects, categoryNames: categoryNames, now: now)

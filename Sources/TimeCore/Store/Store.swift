@@ -24,6 +24,10 @@ public final class Store {
             try database.execute("PRAGMA journal_mode = WAL")
             try database.execute("PRAGMA synchronous = FULL")
             try Schema.migrate(database)
+            if try meta("longest_span") == nil {
+                // Once per store: later writes keep it up to date.
+                try setMeta("longest_span", String(try longestCompletedSpan()))
+            }
         } catch let error as StoreOpenError {
             throw error
         } catch let error as SQLiteError {
@@ -61,6 +65,25 @@ public final class Store {
 
     func markChanged(_ session: WorkSession) {
         if !session.isOpen { changedMonths.insert(CivilDate.utcMonthKey(session.start)) }
+    }
+
+    private var knownLongestSpan: Int64?
+
+    /// An upper bound of the wall-clock span of any completed session (kept in `meta`), which
+    /// bounds how far back a range query must look for sessions overlapping its start.
+    public func longestSpan() throws -> Int64 {
+        if let known = knownLongestSpan { return known }
+        let value = try meta("longest_span").flatMap { Int64($0) } ?? longestCompletedSpan()
+        knownLongestSpan = value
+        return value
+    }
+
+    private func noteSpan(of session: WorkSession) throws {
+        guard let end = session.end else { return }
+        if end - session.start > (try longestSpan()) {
+            try setMeta("longest_span", String(end - session.start))
+            knownLongestSpan = end - session.start
+        }
     }
 
     // MARK: Settings
@@ -166,9 +189,8 @@ public final class Store {
     }
 
     /// Sessions overlapping [from, to): the open one included, `project` 0 meaning all.
-    /// `longestSpan` bounds how long before `from` an overlapping completed session can have started.
-    public func sessions(overlapping from: Int64, _ to: Int64, project: ProjectID = 0, longestSpan: Int64) throws -> [WorkSession] {
-        let earliest = from.subtractingSaturated(longestSpan)
+    public func sessions(overlapping from: Int64, _ to: Int64, project: ProjectID = 0) throws -> [WorkSession] {
+        let earliest = from.subtractingSaturated(try longestSpan())
         var found = try sessions(
             where: "start >= ? AND start < ? AND (end IS NULL OR end > ? OR (end = start AND start >= ?)) AND (? = 0 OR project_id = ?)",
             [.integer(earliest), .integer(to), .integer(from), .integer(from), .integer(project), .integer(project)])
@@ -211,6 +233,7 @@ public final class Store {
                          session.end.map(SQLValue.integer) ?? .null, .integer(session.unrecordedSeconds), .text(session.note))
         let id = database.lastInsertRowID
         try insertSegments(session.segments, of: id)
+        try noteSpan(of: session)
         var stored = session
         stored.id = id
         markChanged(stored)
@@ -233,6 +256,7 @@ public final class Store {
             try database.run("DELETE FROM segments WHERE session_id = ?", .integer(session.id))
             try insertSegments(session.segments, of: session.id)
         }
+        try noteSpan(of: session)
         markChanged(previous)
         markChanged(session)
     }
@@ -265,6 +289,8 @@ public final class Store {
     /// Empties every table (restoring a snapshot into a fresh store starts from here).
     func removeAll() throws {
         try database.execute("DELETE FROM segments; DELETE FROM sessions; DELETE FROM projects; DELETE FROM categories; DELETE FROM meta;")
+        try setMeta("longest_span", "0")
+        knownLongestSpan = 0
     }
 }
 
