@@ -219,3 +219,8 @@ func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
 /// The bytes of a file, or nil.
 func fileBytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+/// An `a{sv}` as text with its keys sorted, for comparing whole states.
+func canonical(_ dictionary: [String: DBusValue]) -> String {
+    dictionary.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+}
