@@ -111,6 +111,7 @@ final class PropertiesTests: XCTestCase {
         XCTAssertEqual(try transition("Set ReminderMinutes") { try agent.setProperty("ReminderMinutes", .uint32(15)) }, ["ReminderMinutes"])
         XCTAssertEqual(try agent.property("ReminderMinutes"), .uint32(15))
         XCTAssertEqual(try transition("Set ReminderMinutes 0 (off)") { try agent.setProperty("ReminderMinutes", .uint32(0)) }, ["ReminderMinutes"])
+        XCTAssertEqual(try transition("Set ReminderMinutes to its current value") { try agent.setProperty("ReminderMinutes", .uint32(0)) }, [])
 
         assertBusError(BusError.invalidArgs, "Set with a string") { try agent.setProperty("ReminderMinutes", .string("15")) }
         assertBusError(BusError.invalidArgs, "Set with an int32") { try agent.setProperty("ReminderMinutes", .int32(15)) }

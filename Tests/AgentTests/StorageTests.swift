@@ -197,8 +197,7 @@ final class StorageTests: XCTestCase {
         try agent.call("AddNote", [.string("in progress")])
         try agent.call("Pause")
         try agent.setProperty("ReminderMinutes", .uint32(45))
-        let saved = try observable(agent, excluding: ["StorageState", "StorageMessage"])
-        let before = { saved }
+        let before = try observable(agent, excluding: ["StorageState", "StorageMessage"])
 
         agent.stopAgent()
         let store = agent.dataDirectory + "/time.sqlite"
@@ -211,7 +210,7 @@ final class StorageTests: XCTestCase {
         let message = try XCTUnwrap(try agent.property("StorageMessage").stringValue)
         XCTAssertFalse(message.isEmpty)
         XCTAssertEqual(try observable(agent, excluding: ["StorageState", "StorageMessage"]),
-                       try before(), "every property, project, category and session is back")
+                       before, "every property, project, category and session is back")
         XCTAssertEqual(try agent.property("SessionId"), .uint64(open))
         XCTAssertEqual(try agent.property("State"), .string("paused"))
         XCTAssertEqual(try agent.property("Note"), .string("in progress"))

@@ -354,7 +354,7 @@ final class TimerStateTests: XCTestCase {
     }
 
     func testEditSessionShiftsSegmentsOrReplacesThemAndDeleteSessionRows() throws {
-        let a = try agent.createProject("A")
+        try agent.createProject("A")
         let b = try agent.createProject("B")
         // A recorded session with a pause: two segments.
         let open = try agent.start("A")
@@ -394,7 +394,6 @@ final class TimerStateTests: XCTestCase {
         assertBusError(ContractError.noSuchProject, "EditSession to a missing project") {
             try agent.call("EditSession", [.uint64(open), .vardict(["project": .uint64(555)])])
         }
-        _ = a
         try agent.call("DeleteSession", [.uint64(open)])
         XCTAssertEqual(try agent.sessions().count, 0)
         assertBusError(ContractError.noSuchSession, "DeleteSession twice") { try agent.call("DeleteSession", [.uint64(open)]) }
