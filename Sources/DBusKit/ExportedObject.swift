@@ -360,7 +360,10 @@ final class ObjectRegistration {
                 throw BusError(name: BusError.invalidArgs,
                                message: "Property '\(property.name)' has type '\(property.signature)', got '\(args[2].variantValue?.signature ?? "")'")
             }
+            let before = property.get()
             try setter(value)
+            // PropertiesChanged announces a change: a Set to the current value is none.
+            guard property.get() != before else { return [] }
             switch property.emitsChange {
             case .true:
                 try call.connection.emitPropertiesChanged(path: object.path, interface: interface.name,

@@ -131,6 +131,9 @@ public final class AgentService {
     private func changing(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
                           _ body: @escaping (Arguments) throws -> [DBusValue]) -> Method {
         Method(name: name, inArgs: inArgs, outArgs: outArgs, doc: doc) { [unowned self] call in
+            // Read-only storage refuses every change first, whatever else is wrong with the request:
+            // "no project named X" would send a person hunting for data that is only locked.
+            if let reason = self.tracker.readOnlyReason { throw TrackerError.readOnly(reason).busError }
             call.afterReply = { [weak self] in self?.refreshAfterChange() }
             return try contractCall { try body(Arguments(values: call.arguments)) }
         }

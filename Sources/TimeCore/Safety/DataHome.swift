@@ -46,9 +46,6 @@ public final class DataHome {
         umask(0o077)
         do {
             try Files.makePrivateDirectory(directory)
-            for suffix in RawArchiver.sidecarSuffixes where Files.kind(directory + "/time.sqlite" + suffix) == .regular {
-                Files.makePrivate(directory + "/time.sqlite" + suffix)
-            }
             lock = try InstanceLock(path: directory + "/agent.lock")
         } catch let error as InstanceLock.AlreadyLocked {
             throw .alreadyRunning(error.description)

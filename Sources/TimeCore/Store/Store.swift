@@ -24,6 +24,13 @@ public final class Store {
             try database.execute("PRAGMA journal_mode = WAL")
             try database.execute("PRAGMA synchronous = FULL")
             try Schema.migrate(database)
+            // SQLite creates the store with the process umask (0644 by default) and its -wal and
+            // -shm with the store's mode: the data is private, 0600 (the data-safety invariants).
+            if path != ":memory:" {
+                for suffix in ["", "-wal", "-shm", "-journal"] where Files.kind(path + suffix) == .regular {
+                    Files.makePrivate(path + suffix)
+                }
+            }
             if try meta("longest_span") == nil {
                 // Once per store: later writes keep it up to date.
                 try setMeta("longest_span", String(try longestCompletedSpan()))
