@@ -4,7 +4,7 @@ import Glibc
 /// priority prefix such as `<4>`, which the journal turns into the entry's priority.
 public enum Log {
     nonisolated(unsafe) public static var verbose = false
-    nonisolated(unsafe) static let journal = getenv("JOURNAL_STREAM") != nil
+    static let journal = getenv("JOURNAL_STREAM") != nil
 
     public static func error(_ message: String) { write(3, "error", message) }
     public static func warning(_ message: String) { write(4, "warning", message) }

@@ -141,9 +141,41 @@ final class DataSafetyTests: XCTestCase {
         try home.tracker.pause()
         clock.time += 30
         try home.tracker.resume()
-        XCTAssertEqual(Set(folder.chunks()), chunksBefore, "timer changes touch no month of history")
+        XCTAssertEqual(Set(folder.chunks()).subtracting(chunksBefore), [], "timer changes write no chunk of history")
+        let chunksBeforeEdit = Set(folder.chunks())
         try home.tracker.setNote(session: 10, note: "one past session")
-        XCTAssertEqual(Set(folder.chunks()).subtracting(chunksBefore).count, 1, "a past edit rewrites exactly one month")
+        XCTAssertEqual(Set(folder.chunks()).subtracting(chunksBeforeEdit).count, 1, "a past edit rewrites exactly one chunk")
+        // Decades of history still make a short snapshot: a month each this year, a chunk each year before.
+        let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + folder.states().last!))
+        let periods = try XCTUnwrap(header.payload["chunks"]?.arrayValue).compactMap { $0["period"]?.stringValue }
+        XCTAssertEqual(periods, periods.sorted())
+        XCTAssertTrue(periods.allSatisfy { $0.hasPrefix("2026-") || $0.count == 4 }, "\(periods)")
+        XCTAssertEqual(periods.filter { $0.count == 4 }, ["2022", "2023", "2024", "2025"], "sessions go back to January 2022")
+    }
+
+    /// Months of the current year become one year chunk once the year is over, and a clock that
+    /// goes back across the year end still leaves every snapshot a complete state.
+    func testChunksFollowTheYearEndInBothDirections() throws {
+        clock.time = 1_798_675_200 + 3600          // 2026-12-31 01:00 UTC
+        let home = try open()
+        try home.tracker.createProject(name: "Writing", color: "", category: "")
+        try home.tracker.addSession(project: 1, start: clock.time - 40 * 86400, duration: "1h", note: "november")
+        try home.tracker.addSession(project: 1, start: clock.time - 3600, duration: "30m", note: "december")
+        func periods() throws -> [String] {
+            let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + folder.states().last!))
+            return try XCTUnwrap(header.payload["chunks"]?.arrayValue).compactMap { $0["period"]?.stringValue }
+        }
+        XCTAssertEqual(try periods(), ["2026-11", "2026-12"])
+
+        clock.time += 2 * 86400                       // 2027-01-02
+        try home.tracker.setNote(session: 2, note: "december, edited in January")
+        XCTAssertEqual(try periods(), ["2026"])
+        XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
+
+        clock.time -= 2 * 86400                       // back to 2026-12-31
+        try home.tracker.setNote(session: 1, note: "november, edited after the clock went back")
+        XCTAssertEqual(try periods(), ["2026-11", "2026-12"])
+        XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
     }
 
     func testAChangeWhoseSnapshotCannotBeWrittenIsRefusedAndChangesNothing() throws {

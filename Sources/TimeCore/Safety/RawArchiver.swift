@@ -1,3 +1,5 @@
+import Glibc
+
 /// Copies of the store exactly as it lies on disk (main file and whichever of `-wal`, `-shm`,
 /// `-journal` exist), made at launch under the instance lock before any SQLite connection, so
 /// that even SQLite's own recovery on open can be undone. The newest 5 distinct copies are kept.
@@ -15,11 +17,17 @@ public enum RawArchiver {
         guard !present.isEmpty else { return nil }
         try Files.makePrivateDirectory(archives)
         let folder = Files.directoryName(store)
+        let existing = list(archives)
+        let identity = identityLine(of: present.map { folder + "/" + $0 })
+        // Unchanged since the newest archive (same files, sizes, modification times and inodes):
+        // that archive is already a verified copy of them, so nothing is read.
+        if let newest = existing.last, (try? Files.read(archives + "/" + newest + "/" + identityFile)) == Array(identity.utf8) {
+            return archives + "/" + newest
+        }
         var contents: [String: [UInt8]] = [:]
         for name in present { contents[name] = try Files.read(folder + "/" + name) }
-
-        let existing = list(archives)
         if let newest = existing.last, matches(archive: archives + "/" + newest, contents) {
+            try? Files.writeDurably(Array(identity.utf8), to: archives + "/" + newest + "/" + identityFile)
             return archives + "/" + newest
         }
         let incoming = archives + "/.incoming"
@@ -28,6 +36,7 @@ public enum RawArchiver {
         for (name, bytes) in contents.sorted(by: { $0.key < $1.key }) {
             try Files.writeDurably(bytes, to: incoming + "/" + name, syncFolder: false)
         }
+        try Files.writeDurably(Array(identity.utf8), to: incoming + "/" + identityFile, syncFolder: false)
         try Files.syncDirectory(incoming)
         // The originals are read again: the copy must equal what is on disk, not what was read first.
         for name in present where try Files.read(folder + "/" + name) != Files.read(incoming + "/" + name) {
@@ -46,8 +55,19 @@ public enum RawArchiver {
         Files.list(archives).filter { $0.hasPrefix("raw-") && Int($0.split(separator: "-")[1]) != nil }
     }
 
+    /// Names each archived file with its size, modification time and inode when it was copied.
+    static let identityFile = ".identity"
+
+    static func identityLine(of paths: [String]) -> String {
+        paths.map { path -> String in
+            var info = stat()
+            guard stat(path, &info) == 0 else { return "\(Files.baseName(path)) missing" }
+            return "\(Files.baseName(path)) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) \(info.st_ino)"
+        }.joined(separator: "\n") + "\n"
+    }
+
     static func matches(archive: String, _ contents: [String: [UInt8]]) -> Bool {
-        let names = Files.list(archive)
+        let names = Files.list(archive).filter { !$0.hasPrefix(".") }
         guard Set(names) == Set(contents.keys) else { return false }
         return names.allSatisfy { (try? Files.read(archive + "/" + $0)) == contents[$0] }
     }
@@ -57,7 +77,7 @@ public enum RawArchiver {
     @discardableResult
     public static func putBack(archive: String, store: String) -> Bool {
         let folder = Files.directoryName(store)
-        let archived = Set(Files.list(archive))
+        let archived = Set(Files.list(archive).filter { !$0.hasPrefix(".") })
         for suffix in sidecarSuffixes {
             let name = Files.baseName(store) + suffix
             let live = folder + "/" + name

@@ -9,8 +9,10 @@
 /// - v2: categories, projects, settings, `sessions` with `activeSeconds` and `runningSince`, no notes.
 /// - v3: v2 plus `note` on every session.
 /// - v4: sessions with exact `segments` and `unrecordedSeconds`; completed sessions live in
-///   content-addressed chunk files, one per UTC month of their start, named by their SHA-256,
-///   so a change rewrites only the month it touched; the open session is in the payload itself.
+///   content-addressed chunk files, one per UTC period of their start (a month of the current
+///   year, a whole year before it), named by their SHA-256, so a change rewrites only the period
+///   it touched and the payload lists a few dozen chunks even for decades of history; the open
+///   session is in the payload itself.
 ///   (An inline `sessions` list is also accepted: older payloads migrate forward into it.)
 public enum SnapshotFormat {
     public static let currentVersion: Int64 = 4
@@ -44,25 +46,34 @@ public enum SnapshotFormat {
         return (Array(text.utf8), hash)
     }
 
+    /// A session's canonical JSON; the keys are written in their sorted order by hand, since
+    /// chunks hold thousands of sessions and this is the hot path of a snapshot.
     static func sessionJSON(_ session: WorkSession) -> JSON {
-        .sortedObject([
-            "id": .int(session.id),
-            "projectId": .int(session.projectID),
-            "start": .int(session.start),
-            "end": session.end.map(JSON.int) ?? .null,
-            "unrecordedSeconds": .int(session.unrecordedSeconds),
-            "note": .string(session.note),
-            "segments": .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) }),
+        .object([
+            ("end", session.end.map(JSON.int) ?? .null),
+            ("id", .int(session.id)),
+            ("note", .string(session.note)),
+            ("projectId", .int(session.projectID)),
+            ("segments", .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) })),
+            ("start", .int(session.start)),
+            ("unrecordedSeconds", .int(session.unrecordedSeconds)),
         ])
     }
 
-    static func chunk(month: String, sessions: [WorkSession]) -> [UInt8] {
-        let json = JSON.sortedObject(["month": .string(month), "sessions": .array(sessions.map(sessionJSON))])
-        return Array(json.serialized.utf8)
+    static func chunk(period: String, sessions: [WorkSession]) -> [UInt8] {
+        var out = "{\"period\":"
+        JSON.writeString(period, to: &out)
+        out += ",\"sessions\":["
+        for (index, session) in sessions.enumerated() {
+            if index > 0 { out += "," }
+            sessionJSON(session).write(to: &out)
+        }
+        out += "]}"
+        return Array(out.utf8)
     }
 
     struct ChunkReference: Equatable {
-        var month: String
+        var period: String
         var sha256: String
         var sessions: Int
     }
@@ -70,7 +81,7 @@ public enum SnapshotFormat {
     /// The canonical JSON of a chunk list; kept by the caller while no month changes.
     static func chunkList(_ chunks: [ChunkReference]) -> String {
         JSON.array(chunks.map {
-            .sortedObject(["month": .string($0.month), "sha256": .string($0.sha256), "sessions": .int(Int64($0.sessions))])
+            .sortedObject(["period": .string($0.period), "sha256": .string($0.sha256), "sessions": .int(Int64($0.sessions))])
         }).serialized
     }
 
@@ -236,10 +247,10 @@ public enum SnapshotFormat {
         if let inline = payload["sessions"]?.arrayValue { sessions += try inline.map(decodeSession) }
         if let open = payload["openSession"], !open.isNull { sessions.append(try decodeSession(open)) }
         for reference in payload["chunks"]?.arrayValue ?? [] {
-            guard let hash = reference["sha256"]?.stringValue, let month = reference["month"]?.stringValue,
+            guard let hash = reference["sha256"]?.stringValue, let period = reference["period"]?.stringValue,
                   let count = reference["sessions"]?.intValue else { throw Failure.malformed("bad chunk reference") }
             let bytes = try chunk(hash)
-            guard SHA256.hex(bytes) == hash, let json = try? JSON.parse(bytes), json["month"]?.stringValue == month,
+            guard SHA256.hex(bytes) == hash, let json = try? JSON.parse(bytes), json["period"]?.stringValue == period,
                   let list = json["sessions"]?.arrayValue, list.count == count
             else { throw Failure.missingChunk(hash) }
             sessions += try list.map(decodeSession)

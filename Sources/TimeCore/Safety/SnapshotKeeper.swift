@@ -77,6 +77,19 @@ public final class SnapshotKeeper: ChangeRecorder {
         nextChunkFile = PreparedFile(path: directory + "/next-chunk.tmp")
     }
 
+    /// The chunk a month's sessions are kept in: the month itself in the current UTC year, the
+    /// whole year before it. Old years rarely change, and the payload stays short.
+    func period(ofMonth month: String) -> String {
+        let year = String(month.prefix(4))
+        return year < String(CivilDate.utcMonthKey(clock.now()).prefix(4)) ? year : month
+    }
+
+    /// True when `period` is a month whose year is kept as one chunk already: only possible when
+    /// the clock went back across a year end.
+    private func overlapsAnotherKind(_ period: String) -> Bool {
+        period.contains("-") && chunks[String(period.prefix(4))] != nil
+    }
+
     static func fileName(sequence: Int, stateHash: String) -> String {
         "state-\(pad(sequence, 10))-\(stateHash).json"
     }
@@ -122,10 +135,10 @@ public final class SnapshotKeeper: ChangeRecorder {
         else { return }
         var table: [String: SnapshotFormat.ChunkReference] = [:]
         for reference in references {
-            guard let month = reference["month"]?.stringValue, let hash = reference["sha256"]?.stringValue,
+            guard let period = reference["period"]?.stringValue, let hash = reference["sha256"]?.stringValue,
                   let count = reference["sessions"]?.intValue,
                   Files.kind(directory + "/" + SnapshotKeeper.chunkName(hash)) == .regular else { return }
-            table[month] = SnapshotFormat.ChunkReference(month: month, sha256: hash, sessions: Int(count))
+            table[period] = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: Int(count))
         }
         chunks = table
         needsFullRecord = false
@@ -146,17 +159,26 @@ public final class SnapshotKeeper: ChangeRecorder {
         var state = Pending(previousChunks: chunks, previousEntries: entries, previousNeedsFullRecord: needsFullRecord,
                             writtenFiles: [], renamed: nil)
         pending = state
-        let months = needsFullRecord ? Set(try store.monthsWithCompletedSessions()).union(chunks.keys) : changedMonths
-        if needsFullRecord { chunks.removeAll() }
-        if !months.isEmpty { chunkListCache = nil }
+        var periods = Set(changedMonths.map(period(ofMonth:)))
+        if needsFullRecord || periods.contains(where: overlapsAnotherKind) {
+            // Everything anew: at the first change after start without a matching snapshot, or when
+            // the clock went back across a year end so that months and their year would overlap.
+            periods = Set(try store.monthsWithCompletedSessions().map(period(ofMonth:)))
+            chunks.removeAll()
+        }
+        if !periods.isEmpty { chunkListCache = nil }
         var wroteAnything = false
-        for month in months.sorted() {
-            let sessions = try store.completedSessions(inMonth: month)
+        for period in periods.sorted() {
+            // A past year's chunk replaces the month chunks it was kept in while it was current.
+            if !period.contains("-") {
+                for key in chunks.keys where key.hasPrefix(period + "-") { chunks[key] = nil }
+            }
+            let sessions = try store.completedSessions(inPeriod: period)
             if sessions.isEmpty {
-                chunks[month] = nil
+                chunks[period] = nil
                 continue
             }
-            let bytes = SnapshotFormat.chunk(month: month, sessions: sessions)
+            let bytes = SnapshotFormat.chunk(period: period, sessions: sessions)
             let hash = SHA256.hex(bytes)
             let path = directory + "/" + SnapshotKeeper.chunkName(hash)
             if Files.kind(path) != .regular || (try? Files.read(path)).map(SHA256.hex) != hash {
@@ -165,10 +187,10 @@ public final class SnapshotKeeper: ChangeRecorder {
                 pending = state
                 wroteAnything = true
             }
-            chunks[month] = SnapshotFormat.ChunkReference(month: month, sha256: hash, sessions: sessions.count)
+            chunks[period] = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: sessions.count)
         }
         needsFullRecord = false
-        let chunkList = chunkListCache ?? SnapshotFormat.chunkList(chunks.values.sorted { $0.month < $1.month })
+        let chunkList = chunkListCache ?? SnapshotFormat.chunkList(chunks.values.sorted { $0.period < $1.period })
         chunkListCache = chunkList
         let payload = SnapshotFormat.payload(
             categories: try store.categories(), projects: try store.projects(),

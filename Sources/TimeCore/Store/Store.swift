@@ -208,9 +208,9 @@ public final class Store {
         return found
     }
 
-    /// Completed sessions that began in a UTC month ("YYYY-MM"), by id: one snapshot chunk.
-    func completedSessions(inMonth month: String) throws -> [WorkSession] {
-        let (start, end) = Store.monthBounds(month)
+    /// Completed sessions that began in a UTC period ("YYYY" or "YYYY-MM"), by id: one snapshot chunk.
+    func completedSessions(inPeriod period: String) throws -> [WorkSession] {
+        let (start, end) = Store.periodBounds(period)
         return try sessions(where: "start >= ? AND start < ? AND end IS NOT NULL", [.integer(start), .integer(end)])
             .sorted { $0.id < $1.id }
     }
@@ -219,18 +219,23 @@ public final class Store {
         try sessions(where: "1", []).sorted { $0.id < $1.id }
     }
 
-    /// Every month that holds a completed session.
+    /// Every UTC month ("YYYY-MM") that holds a completed session.
     func monthsWithCompletedSessions() throws -> [String] {
         let starts = try database.query(
             "SELECT DISTINCT start / 86400 - (start < 0 AND start % 86400 != 0) FROM sessions WHERE end IS NOT NULL") { $0.int(0) }
         return Array(Set(starts.map { CivilDate.utcMonthKey($0 * 86400) })).sorted()
     }
 
-    static func monthBounds(_ month: String) -> (Int64, Int64) {
-        let parts = month.split(separator: "-")
-        let year = Int(parts[0])!, monthNumber = Int(parts[1])!
-        let first = CivilDate(year: year, month: monthNumber, day: 1)
-        let next = monthNumber == 12 ? CivilDate(year: year + 1, month: 1, day: 1) : CivilDate(year: year, month: monthNumber + 1, day: 1)
+    /// The UTC instants where a period ("YYYY" or "YYYY-MM") begins and ends.
+    static func periodBounds(_ period: String) -> (Int64, Int64) {
+        let parts = period.split(separator: "-")
+        let year = Int(parts[0])!
+        guard parts.count == 2, let month = Int(parts[1]) else {
+            return (Int64(CivilDate(year: year, month: 1, day: 1).dayNumber) * 86400,
+                    Int64(CivilDate(year: year + 1, month: 1, day: 1).dayNumber) * 86400)
+        }
+        let first = CivilDate(year: year, month: month, day: 1)
+        let next = month == 12 ? CivilDate(year: year + 1, month: 1, day: 1) : CivilDate(year: year, month: month + 1, day: 1)
         return (Int64(first.dayNumber) * 86400, Int64(next.dayNumber) * 86400)
     }
 
