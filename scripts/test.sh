@@ -32,6 +32,6 @@ scripts/test-schema-migration.sh --no-build
 
 if [ -x scripts/bench.sh ]; then
     say "== Quick benchmark (so it never rots)"
-    scripts/bench.sh --quick
+    scripts/bench.sh --quick --debug
 fi
 say "All tests passed."

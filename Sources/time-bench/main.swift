@@ -80,6 +80,24 @@ struct Row {
     let summary: Summary
 }
 
+/// The goals of the project (on a 2-core machine, medians), checked against the rows.
+/// Returns a verdict for a row, or "" where there is no goal for it.
+func verdict(_ row: Row, in rows: [Row]) -> String {
+    let median = row.summary.median
+    func atMost(_ limit: Double) -> String { median <= limit ? "ok (≤ \(format(limit)))" : "MISSED (goal ≤ \(format(limit)))" }
+    switch row.metric {
+    case let name where name.hasPrefix("D-Bus round trip") && row.size == 100_000:
+        let base = rows.first { $0.size == 1000 && $0.metric == name }?.summary.median
+        let flat = base.map { median <= 1.2 * $0 ? "flat (\(format(median / $0))× of 1,000)" : "NOT FLAT (\(format(median / $0))× of 1,000)" } ?? ""
+        return atMost(1) + (flat.isEmpty ? "" : ", " + flat)
+    case "WeeklyReport json, a week mid-history" where row.size == 100_000: return atMost(5)
+    case "agent start to name owned, store unchanged" where row.size == 100_000: return atMost(100)
+    case "idle RSS": return atMost(20)
+    case let name where name.hasPrefix("wake-ups"): return median == 0 ? "ok (0)" : "MISSED (goal 0)"
+    default: return ""
+    }
+}
+
 func timed(_ count: Int, _ body: () throws -> Void) rethrows -> [Double] {
     var samples: [Double] = []
     for _ in 0..<count {
@@ -303,16 +321,18 @@ if options.json {
     let json = JSON.array(rows.map { row in
         .object([("size", .int(Int64(row.size))), ("metric", .string(row.metric)), ("unit", .string(row.unit)),
                  ("median", .string(format(row.summary.median))), ("min", .string(format(row.summary.min))),
-                 ("max", .string(format(row.summary.max))), ("samples", .int(Int64(row.summary.count)))])
+                 ("max", .string(format(row.summary.max))), ("samples", .int(Int64(row.summary.count))),
+                 ("goal", .string(verdict(row, in: rows)))])
     })
     print(json.serialized)
 } else {
     let width = max(44, rows.map(\.metric.count).max() ?? 0)
     func cell(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
-    print("sessions".padding(9) + "metric".padding(width + 1) + cell("median", 10) + cell("min", 10) + cell("max", 10) + "  unit   (n)")
+    print("sessions".padding(9) + "metric".padding(width + 1) + cell("median", 10) + cell("min", 10) + cell("max", 10) + "  unit     n    goal")
     for row in rows {
         print(String(row.size).padding(9) + row.metric.padding(width + 1) + cell(format(row.summary.median), 10)
-              + cell(format(row.summary.min), 10) + cell(format(row.summary.max), 10) + "  " + row.unit.padding(7) + "(\(row.summary.count))")
+              + cell(format(row.summary.min), 10) + cell(format(row.summary.max), 10) + "  " + row.unit.padding(9)
+              + String(row.summary.count).padding(5) + verdict(row, in: rows))
     }
 }
 

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Measures Time at 1,000, 20,000 and 100,000 sessions of history (generated through the store's
+# own code) and prints one table, with each goal checked:
+#   scripts/bench.sh            all three sizes, release build, 60 s wake-up windows (about 10 min)
+#   scripts/bench.sh --quick    1,000 sessions only, 5 s windows (under a minute; run by test.sh)
+#   scripts/bench.sh --json     the same as JSON
+#   scripts/bench.sh --debug    use the debug build (what test.sh already built); numbers are slower
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+ensure_swift
+# shellcheck disable=SC2086
+ensure_packages $BUILD_PACKAGES dbus-daemon
+
+configuration=release
+arguments=()
+for argument in "$@"; do
+    case "$argument" in
+        --debug) configuration=debug ;;
+        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) arguments+=("$argument") ;;
+    esac
+done
+swift build -c "$configuration" --product time-agent >&2
+swift build -c "$configuration" --product time-bench >&2
+bin="$(swift build -c "$configuration" --show-bin-path)"
+work="$(mktemp -d /tmp/time-bench.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+[ "$configuration" = debug ] && say "(debug build: timings are slower than a release build's)"
+"$bin/time-bench" --work "$work" "${arguments[@]}"
