@@ -54,6 +54,7 @@ public final class AgentService {
     /// After a reply: one `PropertiesChanged` with everything that changed, then the reminder
     /// timer and the notification. Cheap when nothing changed.
     func refreshAfterChange() {
+        tracker.tidyUp()
         let now = currentProperties()
         let changed = now.changes(since: published)
         published = now

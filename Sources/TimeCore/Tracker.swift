@@ -20,6 +20,9 @@ public protocol ChangeRecorder: AnyObject {
     func changeCommitted()
     /// The transaction was rolled back after `recordState` succeeded: forget what it recorded.
     func changeAbandoned()
+    /// Work that may wait until the change has been acknowledged (removing old snapshots,
+    /// preparing files for the next change). Runs at the latest before the next change.
+    func tidyUp()
 }
 
 /// The live status of the timer, computed at call time.
@@ -123,6 +126,9 @@ public final class Tracker {
     }
 
     private var now: Int64 { clock.now() }
+
+    /// Housekeeping left from the last change; a front end calls it after answering the caller.
+    public func tidyUp() { recorder?.tidyUp() }
 
     // MARK: Timer
 

@@ -20,6 +20,8 @@ private final class Folder {
     var quarantine: String { path + "/quarantine" }
     func states() -> [String] { Files.list(snapshots).filter { $0.hasPrefix("state-") } }
     func chunks() -> [String] { Files.list(snapshots).filter { $0.hasPrefix("chunk-") } }
+    /// Snapshot and chunk files (not the temporary files prepared for the next change).
+    func kept() -> [String] { states() + chunks() }
     func remove() { Files.remove(Files.directoryName(path)) }
 }
 
@@ -85,7 +87,7 @@ final class DataSafetyTests: XCTestCase {
             try operation()
             XCTAssertEqual(try newestState(home), try DataState(store: tracker.store), "after operation \(index)")
         }
-        for entry in Files.list(folder.snapshots) where entry.hasPrefix("state-") {
+        for entry in folder.kept() where entry.hasPrefix("state-") {
             let bytes = try Files.read(folder.snapshots + "/" + entry)
             XCTAssertNoThrow(try SnapshotFormat.read(bytes), "every kept snapshot verifies")
         }
@@ -94,19 +96,19 @@ final class DataSafetyTests: XCTestCase {
     func testAnUnchangedStateWritesNothingNew() throws {
         let home = try open()
         try populate(home.tracker)
-        let before = Files.list(folder.snapshots)
+        let before = folder.kept()
         try home.tracker.resume()                       // already running
         try home.tracker.setNote(session: 3, note: "running note")
         try home.tracker.updateProject(id: 1, changes: ProjectChanges(name: "Writing"))
         try home.tracker.setReminderMinutes(60)
         try home.tracker.recordCurrentState()
-        XCTAssertEqual(Files.list(folder.snapshots), before)
+        XCTAssertEqual(folder.kept(), before)
 
         // A state equal to an older kept one becomes the newest by a rename, not by new content.
         try home.tracker.updateProject(id: 1, changes: ProjectChanges(name: "Draft"))
-        let afterRename = Set(Files.list(folder.snapshots))
+        let afterRename = Set(folder.kept())
         try home.tracker.updateProject(id: 1, changes: ProjectChanges(name: "Writing"))
-        XCTAssertEqual(Files.list(folder.snapshots).count, afterRename.count, "no new file for a repeated state")
+        XCTAssertEqual(folder.kept().count, afterRename.count, "no new file for a repeated state")
         XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
     }
 
@@ -116,6 +118,8 @@ final class DataSafetyTests: XCTestCase {
         for day in 0..<30 {
             try home.tracker.addSession(project: 1, start: clock.time - Int64(day + 1) * 31 * 86400, duration: "1h", note: "day \(day)")
         }
+        XCTAssertLessThanOrEqual(folder.states().count, SnapshotKeeper.keptStates + 1, "at most one more until the tidy-up after the reply")
+        home.tracker.tidyUp()
         XCTAssertEqual(folder.states().count, SnapshotKeeper.keptStates)
         var referenced = Set<String>()
         for name in folder.states() {
@@ -182,7 +186,7 @@ final class DataSafetyTests: XCTestCase {
         let home = try open()
         try populate(home.tracker)
         let before = try DataState(store: home.tracker.store)
-        let files = Files.list(folder.snapshots)
+        let files = folder.kept()
         Files.injectedWriteFailure = ENOSPC
         XCTAssertThrowsError(try home.tracker.createProject(name: "New", color: "", category: "")) { error in
             XCTAssertEqual((error as? TrackerError)?.name, "StorageFailure")
@@ -191,7 +195,8 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertThrowsError(try home.tracker.stop())
         XCTAssertThrowsError(try home.tracker.addSession(project: 1, start: clock.time - 86400 * 200, duration: "1h", note: ""))
         XCTAssertEqual(try DataState(store: home.tracker.store), before, "the store is unchanged")
-        XCTAssertEqual(Files.list(folder.snapshots), files, "no partial snapshot is left behind")
+        XCTAssertEqual(folder.kept(), files, "no partial snapshot is left behind")
+        XCTAssertEqual(Files.list(folder.snapshots).filter { $0.hasSuffix(".json.tmp") }, [], "no half-written file either")
         XCTAssertEqual(try home.tracker.status().state, .running)
         Files.injectedWriteFailure = nil
         try home.tracker.stop()

@@ -156,6 +156,7 @@ public final class SnapshotKeeper: ChangeRecorder {
     // MARK: ChangeRecorder
 
     public func recordState(of store: Store, changedMonths: Set<String>) throws {
+        tidyUp()
         var state = Pending(previousChunks: chunks, previousEntries: entries, previousNeedsFullRecord: needsFullRecord,
                             writtenFiles: [], renamed: nil)
         pending = state
@@ -231,6 +232,15 @@ public final class SnapshotKeeper: ChangeRecorder {
             }
             chunkUse!.add(newest.sequence, Set(chunks.values.map(\.sha256)))
         }
+        tidyUpDue = true
+    }
+
+    /// Set when a change left old snapshots to remove and files to prepare.
+    private var tidyUpDue = false
+
+    public func tidyUp() {
+        guard tidyUpDue else { return }
+        tidyUpDue = false
         prune()
         prepareFiles()
     }
