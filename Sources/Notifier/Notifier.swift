@@ -24,7 +24,7 @@ public final class Notifier {
         worker.start()
     }
 
-    deinit { worker.shutdown() }
+    deinit { worker.shutdown(waitingAtMost: 2) }
 
     /// Creates the timer notification, or updates it in place (same id).
     public func showTimer(_ n: TimerNotification) { worker.post(timer: .show(n)) }
@@ -40,17 +40,25 @@ public final class Notifier {
     }
     /// Closes our notifications, stops the worker thread and joins it. Blocks (at most as long
     /// as a pending libnotify call). Idempotent; also done on deinit.
-    public func shutdown() { worker.shutdown() }
+    /// Closes the reminder, if one is shown (its session was paused or stopped).
+    public func closeReminder() { worker.post(oneOff: .closeReminder) }
+
+    /// Stops the worker thread. A libnotify call can block for 25 s on a hung server, so this
+    /// waits at most `seconds` and then leaves the thread behind (the process is ending anyway).
+    /// Returns true when the thread finished.
+    @discardableResult
+    public func shutdown(waitingAtMost seconds: Double = 2) -> Bool { worker.shutdown(waitingAtMost: seconds) }
 }
 
 enum TimerDesire: Equatable { case unchanged, show(TimerNotification), close }
-enum OneOff { case reminder(summary: String, body: String), report(summary: String, body: String) }
+enum OneOff { case reminder(summary: String, body: String), report(summary: String, body: String), closeReminder }
 
 // MARK: - C callbacks (named functions; user data is an unretained NotifierWorker)
 
 private func workerThreadMain(_ data: gpointer?) -> gpointer? {
     let worker = Unmanaged<NotifierWorker>.fromOpaque(data!).takeRetainedValue()
     worker.runLoop()
+    worker.markFinished()
     return nil
 }
 
@@ -114,6 +122,8 @@ final class NotifierWorker: @unchecked Sendable {
 
     // Shared between threads, guarded by `mutex`.
     private let mutex: UnsafeMutablePointer<GMutex>
+    private let finishedCondition: UnsafeMutablePointer<GCond>
+    private var finished = false
     private var pendingTimer: TimerDesire = .unchanged
     private var pendingOneOffs: [OneOff] = []
     private var wakeScheduled = false
@@ -141,6 +151,8 @@ final class NotifierWorker: @unchecked Sendable {
         self.mainContext = g_main_context_ref(mainContext ?? g_main_context_default())
         mutex = .allocate(capacity: 1)
         g_mutex_init(mutex)
+        finishedCondition = .allocate(capacity: 1)
+        g_cond_init(finishedCondition)
         context = g_main_context_new()
     }
 
@@ -149,6 +161,8 @@ final class NotifierWorker: @unchecked Sendable {
         g_main_context_unref(mainContext)
         g_mutex_clear(mutex)
         mutex.deallocate()
+        g_cond_clear(finishedCondition)
+        finishedCondition.deallocate()
     }
 
     private func locked<T>(_ body: () -> T) -> T {
@@ -185,7 +199,14 @@ final class NotifierWorker: @unchecked Sendable {
         }
     }
 
-    func shutdown() {
+    func markFinished() {
+        locked {
+            finished = true
+            g_cond_signal(finishedCondition)
+        }
+    }
+
+    func shutdown(waitingAtMost seconds: Double) -> Bool {
         let t: UnsafeMutablePointer<GThread>? = locked {
             if stopped { return nil }
             stopped = true
@@ -193,10 +214,23 @@ final class NotifierWorker: @unchecked Sendable {
             thread = nil
             return t
         }
-        guard let t else { return }
+        guard let t else { return true }
         g_main_context_invoke_full(context, 0, workerQuit,
                                    Unmanaged.passUnretained(self).toOpaque(), nil)
-        g_thread_join(t)
+        let deadline = g_get_monotonic_time() + gint64(seconds * 1_000_000)
+        let done: Bool = locked {
+            while !finished {
+                if g_cond_wait_until(finishedCondition, mutex, deadline) == 0 { break }
+            }
+            return finished
+        }
+        if done {
+            g_thread_join(t)
+        } else {
+            // Stuck in a libnotify call: leave it; the thread holds its own reference to the worker.
+            g_thread_unref(t)
+        }
+        return done
     }
 
     // MARK: worker thread
@@ -226,7 +260,7 @@ final class NotifierWorker: @unchecked Sendable {
     func quitLoop() { g_main_loop_quit(loop) }
 
     func applyPending() {
-        let (timer, oneOffs): (TimerDesire, [OneOff]) = locked {
+        let (timer, posted): (TimerDesire, [OneOff]) = locked {
             let r = (pendingTimer, pendingOneOffs)
             pendingTimer = .unchanged
             pendingOneOffs = []
@@ -237,11 +271,16 @@ final class NotifierWorker: @unchecked Sendable {
         if case .close = timer { wantedTimer = nil }
         // Retry a timer that failed to show at the last event.
         let timerDue = timer != .unchanged || (timerFailed && wantedTimer != nil)
-        if !timerDue && oneOffs.isEmpty { return }
+        if !timerDue && posted.isEmpty { return }
         if case .close = timer {
             appliedTimer = nil
             timerFailed = false
             if let n = timerNote { timerNote = nil; close(n) }
+        }
+        var oneOffs = posted
+        if oneOffs.contains(where: { if case .closeReminder = $0 { true } else { false } }) {
+            if let n = reminderNote { reminderNote = nil; close(n) }
+            oneOffs.removeAll { if case .closeReminder = $0 { true } else { false } }
         }
         guard wantedTimer != nil && timerDue || !oneOffs.isEmpty else { return }
         let caps = serverCapabilities()
@@ -256,6 +295,7 @@ final class NotifierWorker: @unchecked Sendable {
             switch o {
             case .reminder(let s, let b): applyReminder(summary: s, body: b, caps: caps)
             case .report(let s, let b): applyReport(summary: s, body: b, caps: caps)
+            case .closeReminder: break
             }
         }
     }

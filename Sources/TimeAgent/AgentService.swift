@@ -16,6 +16,7 @@ public final class AgentService {
     private var reminderSource: UInt32 = 0
     private var reminderActiveSeconds: Int64 = 0
     private var shownTimer: TimerNotification?
+    private var reminderShown = false
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
@@ -39,9 +40,13 @@ public final class AgentService {
 
     public func shutdown() {
         if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
-        notifier?.shutdown()
-        notifier = nil
+        // The data first: a notification server that hangs must not hold up saving it.
+        tracker.tidyUp()
         tracker.store.checkpoint()
+        if let notifier, !notifier.shutdown(waitingAtMost: 2) {
+            Log.warning("the notification server did not answer; left it behind")
+        }
+        notifier = nil
     }
 
     // MARK: State after a change
@@ -71,6 +76,11 @@ public final class AgentService {
 
     private func updateTimerNotification() {
         guard let notifier = notifier else { return }
+        if reminderShown && (try? tracker.status().state) != .running {
+            // A reminder is about running time: it goes when the timer pauses or stops.
+            notifier.closeReminder()
+            reminderShown = false
+        }
         guard let status = try? tracker.status(), let session = status.session, let project = status.project else {
             if shownTimer != nil { notifier.closeTimer(); shownTimer = nil }
             return
@@ -104,7 +114,8 @@ public final class AgentService {
             let label = status.categoryName.isEmpty ? project.name : "\(project.name) · \(status.categoryName)"
             let active = ReminderSchedule.spoken(reminderActiveSeconds * 60 / minuteLength)
             notifier?.showReminder(summary: "\(label): \(active) active",
-                                         body: "Still working on \(project.name)? The timer keeps running until you stop it.")
+                                   body: "Still working on \(project.name)? The timer keeps running until you stop it.")
+            reminderShown = notifier != nil
             Log.info("reminder: \(project.name), \(active) active")
         }
         scheduleReminder()
