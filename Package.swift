@@ -32,7 +32,7 @@ let package = Package(
 
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit"]),
-        .testTarget(name: "NotifierTests", dependencies: ["Notifier"]),
+        .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "DBusKit", "TestSupport"]),
         .testTarget(name: "TimectlTests", dependencies: ["DBusKit"]),

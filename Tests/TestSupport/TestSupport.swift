@@ -513,7 +513,12 @@ public final class HungNotificationServer {
     private let directory: TemporaryDirectory
 
     /// Compiles the server and starts it on `bus`; returns once it owns the name.
-    public init(bus: PrivateBus) throws {
+    public convenience init(bus: PrivateBus) throws {
+        try self.init(busAddress: bus.address)
+    }
+
+    /// The same on the bus at `busAddress`.
+    public init(busAddress: String) throws {
         directory = TemporaryDirectory("time-hung")
         let source = directory.file("hung.c"), binary = directory.file("hung")
         try Self.source.write(toFile: source, atomically: true, encoding: .utf8)
@@ -523,8 +528,8 @@ public final class HungNotificationServer {
                                       + flags.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init),
                                       timeout: 60)
         guard compile.status == 0 else { throw FixtureError("gcc failed: \(compile.stderr)") }
-        process = try Command.start(binary, [], environment: bus.environment)
-        let client = try bus.connect()
+        process = try Command.start(binary, [], environment: ["DBUS_SESSION_BUS_ADDRESS": busAddress])
+        let client = try BusConnection(address: busAddress)
         defer { client.close() }
         guard wait(seconds: 10, { (try? client.nameHasOwner("org.freedesktop.Notifications")) == true }) else {
             Command.stop(process)
