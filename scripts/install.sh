@@ -2,6 +2,7 @@
 # Installs time-agent, timectl and their desktop files under a prefix (default ~/.local):
 #   scripts/install.sh [--prefix DIR] [--autostart]     install (or update)
 #   scripts/install.sh [--prefix DIR] --uninstall       remove what install put there
+#   --debug installs the debug build (what scripts/test.sh already built), for testing
 # The systemd user unit goes to ~/.config/systemd/user (for a user prefix) so that
 # `systemctl --user enable --now time-agent` works; D-Bus activation needs no enabling.
 set -euo pipefail
@@ -11,13 +12,15 @@ cd "$(dirname "$0")/.."
 prefix="$HOME/.local"
 action=install
 autostart=no
+configuration=release
 while [ $# -gt 0 ]; do
     case "$1" in
         --prefix) prefix="${2:?--prefix needs a folder}"; shift ;;
         --prefix=*) prefix="${1#--prefix=}" ;;
         --uninstall) action=uninstall ;;
         --autostart) autostart=yes ;;
-        -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --debug) configuration=debug ;;
+        -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "install.sh: unknown option $1 (see --help)"; exit 2 ;;
     esac
     shift
@@ -55,9 +58,9 @@ fi
 ensure_swift
 # shellcheck disable=SC2086
 ensure_packages $BUILD_PACKAGES
-swift build -c release --product time-agent >&2
-swift build -c release --product timectl >&2
-bin="$(swift build -c release --show-bin-path)"
+swift build -c "$configuration" --product time-agent >&2
+swift build -c "$configuration" --product timectl >&2
+bin="$(swift build -c "$configuration" --show-bin-path)"
 
 put() { # put SOURCE DESTINATION MODE
     mkdir -p "$(dirname "$2")"

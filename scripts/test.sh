@@ -30,6 +30,9 @@ scripts/test-data-safety.sh --no-build
 say "== Schema-migration checks"
 scripts/test-schema-migration.sh --no-build
 
+say "== Install, D-Bus activation of the installed agent, uninstall"
+scripts/test-install.sh
+
 if [ -x scripts/bench.sh ]; then
     say "== Quick benchmark (so it never rots)"
     scripts/bench.sh --quick --debug

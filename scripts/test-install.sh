@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Installs the debug build into a throwaway HOME, lets a private session bus start the installed
+# agent through the installed D-Bus activation file, then uninstalls and checks nothing is left.
+# Run by scripts/test.sh after the build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+ensure_swift
+
+home="$(mktemp -d /tmp/time-install.XXXXXX)"
+bus_pid=""
+cleanup() { [ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null; rm -rf "$home"; }
+trap cleanup EXIT
+fail() { say "install check failed: $*"; exit 1; }
+
+run_install() { env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u TIME_TRACKER_DATA_DIR HOME="$home" scripts/install.sh "$@"; }
+run_install --debug --autostart > "$home/install.log" 2>&1 || { cat "$home/install.log" >&2; fail "install.sh exited non-zero"; }
+
+prefix="$home/.local"
+for file in bin/time-agent bin/timectl share/dbus-1/services/io.github.timetracker.Time1.service \
+            share/dbus-1/interfaces/io.github.timetracker.Time1.xml share/applications/io.github.timetracker.Time.desktop \
+            share/man/man1/timectl.1 share/bash-completion/completions/timectl share/zsh/site-functions/_timectl \
+            share/fish/vendor_completions.d/timectl.fish; do
+    [ -f "$prefix/$file" ] || fail "$prefix/$file was not installed"
+done
+[ -f "$home/.config/systemd/user/time-agent.service" ] || fail "the systemd user unit was not installed"
+[ -f "$home/.config/autostart/time-agent.desktop" ] || fail "the autostart entry was not installed"
+grep -qx "Exec=$prefix/bin/time-agent" "$prefix/share/dbus-1/services/io.github.timetracker.Time1.service" \
+    || fail "the activation file does not point at the installed agent"
+grep -qx "ExecStart=$prefix/bin/time-agent" "$home/.config/systemd/user/time-agent.service" \
+    || fail "the systemd unit does not point at the installed agent"
+bash -n "$prefix/share/bash-completion/completions/timectl" || fail "the bash completion does not parse"
+
+# D-Bus activation through the installed service file, with the installed binaries.
+cat > "$home/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir=$home</listen>
+  <servicedir>$prefix/share/dbus-1/services</servicedir>
+  <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy>
+</busconfig>
+CONF
+output="$(HOME="$home" dbus-daemon --config-file="$home/bus.conf" --fork --print-address=1 --print-pid=1)"
+address="$(sed -n 1p <<<"$output")"
+bus_pid="$(sed -n 2p <<<"$output")"
+export DBUS_SESSION_BUS_ADDRESS="$address"
+status="$(HOME="$home" "$prefix/bin/timectl" status --format json)" || fail "timectl could not reach an activated agent"
+grep -q '"state"' <<<"$status" || fail "unexpected status: $status"
+HOME="$home" "$prefix/bin/timectl" projects add Installed > /dev/null || fail "the activated agent refused a change"
+[ -f "$home/.local/share/time-tracker/time.sqlite" ] || fail "the activated agent did not keep its data in the default folder"
+kill "$bus_pid"; bus_pid=""
+
+run_install --uninstall > "$home/uninstall.log" 2>&1 || fail "install.sh --uninstall exited non-zero"
+left="$(find "$prefix/bin" "$prefix/share" "$home/.config" -type f 2>/dev/null | grep -v '/time-tracker/' || true)"
+[ -z "$left" ] || fail "uninstall left: $left"
+[ -f "$home/.local/share/time-tracker/time.sqlite" ] || fail "uninstall removed the user's data"
+say "install check: installed, activated over D-Bus, uninstalled; the data was kept"
