@@ -1,4 +1,5 @@
 import DBusKit
+import TimeJSON
 
 let jsonFlag = Option.flag("--json", help: "Print JSON instead of a table.")
 /// The project that edit, archive and unarchive change.
