@@ -33,10 +33,10 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
 
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit"]),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "DBusKit", "TestSupport"]),
-        .testTarget(name: "TimectlTests", dependencies: ["DBusKit"]),
+        .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TestSupport"]),
     ]
 )
