@@ -18,12 +18,14 @@ let package = Package(
         .systemLibrary(name: "CNotify", path: "Sources/CNotify", pkgConfig: "libnotify",
                        providers: [.apt(["libnotify-dev"])]),
 
-        .target(name: "TimeCore", dependencies: ["CSQLite", "CGLib"]),
+        // One JSON value (writer and reader) for TimeCore's snapshots and timectl's output.
+        .target(name: "TimeJSON"),
+        .target(name: "TimeCore", dependencies: ["TimeJSON", "CSQLite", "CGLib"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "CGLib"]),
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
         .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "CGLib"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
-        .executableTarget(name: "timectl", dependencies: ["DBusKit", "CGLib"]),
+        .executableTarget(name: "timectl", dependencies: ["DBusKit", "TimeJSON", "CGLib"]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
         .executableTarget(name: "time-bench", dependencies: ["TimeCore", "DBusKit"]),
 
@@ -31,10 +33,10 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
 
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit"]),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "DBusKit", "TestSupport"]),
-        .testTarget(name: "TimectlTests", dependencies: ["DBusKit"]),
+        .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TestSupport"]),
     ]
 )

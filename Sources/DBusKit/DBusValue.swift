@@ -220,11 +220,7 @@ enum Validation {
         }
     }
 
-    static func checkObjectPath(_ path: String) throws {
-        guard !path.utf8.contains(0), dbus_validate_path(path, nil) != 0 else {
-            throw BusError(name: BusError.invalidArgs, message: "Invalid object path '\(path)'")
-        }
-    }
+    static func checkObjectPath(_ path: String) throws { try check(path, is: "object path", dbus_validate_path) }
 
     static func checkSignature(_ signature: String) throws {
         guard Signature.isValid(signature) else {
@@ -232,27 +228,16 @@ enum Validation {
         }
     }
 
-    static func checkInterface(_ name: String) throws {
-        guard !name.utf8.contains(0), dbus_validate_interface(name, nil) != 0 else {
-            throw BusError(name: BusError.invalidArgs, message: "Invalid interface name '\(name)'")
-        }
-    }
+    static func checkInterface(_ name: String) throws { try check(name, is: "interface name", dbus_validate_interface) }
+    static func checkMember(_ name: String) throws { try check(name, is: "member name", dbus_validate_member) }
+    static func checkBusName(_ name: String) throws { try check(name, is: "bus name", dbus_validate_bus_name) }
+    static func checkErrorName(_ name: String) throws { try check(name, is: "error name", dbus_validate_error_name) }
 
-    static func checkMember(_ name: String) throws {
-        guard !name.utf8.contains(0), dbus_validate_member(name, nil) != 0 else {
-            throw BusError(name: BusError.invalidArgs, message: "Invalid member name '\(name)'")
-        }
-    }
-
-    static func checkBusName(_ name: String) throws {
-        guard !name.utf8.contains(0), dbus_validate_bus_name(name, nil) != 0 else {
-            throw BusError(name: BusError.invalidArgs, message: "Invalid bus name '\(name)'")
-        }
-    }
-
-    static func checkErrorName(_ name: String) throws {
-        guard !name.utf8.contains(0), dbus_validate_error_name(name, nil) != 0 else {
-            throw BusError(name: BusError.invalidArgs, message: "Invalid error name '\(name)'")
+    /// Checks `text` with one of libdbus's validators, which stop at a NUL byte: such text is refused first.
+    private static func check(_ text: String, is kind: String,
+                              _ validate: (UnsafePointer<CChar>?, UnsafeMutablePointer<DBusError>?) -> dbus_bool_t) throws {
+        guard !text.utf8.contains(0), validate(text, nil) != 0 else {
+            throw BusError(name: BusError.invalidArgs, message: "Invalid \(kind) '\(text)'")
         }
     }
 }

@@ -326,15 +326,8 @@ final class NotifierWorker: @unchecked Sendable {
         let markup = caps.contains("body-markup")
         let summary = NotifierText.timerSummary(t)
         let body = NotifierText.timerBody(t, markup: markup)
-        let n: UnsafeMutablePointer<NotifyNotification>
-        if let existing = timerNote {
-            n = existing
-            _ = notify_notification_update(n, summary, body, nil)
-        } else {
-            n = notify_notification_new(summary, body, nil)
-            connectClosed(n)
-            timerNote = n
-        }
+        let n = notification(reusing: timerNote, summary: summary, body: body)
+        timerNote = n
         setCommonHints(n, category: NotifierText.timerCategory)
         notify_notification_set_urgency(n, NOTIFY_URGENCY_LOW)
         notify_notification_set_timeout(n, 0) // NOTIFY_EXPIRES_NEVER
@@ -345,20 +338,26 @@ final class NotifierWorker: @unchecked Sendable {
 
     private func applyReminder(summary: String, body: String, caps: Set<String>) {
         let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
-        let n: UnsafeMutablePointer<NotifyNotification>
-        if let existing = reminderNote {
-            n = existing
-            _ = notify_notification_update(n, summary, text, nil)
-        } else {
-            n = notify_notification_new(summary, text, nil)
-            connectClosed(n)
-            reminderNote = n
-        }
+        let n = notification(reusing: reminderNote, summary: summary, body: text)
+        reminderNote = n
         setCommonHints(n, category: NotifierText.reminderCategory)
         notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
         notify_notification_set_timeout(n, 0)
         setActions(n, NotifierText.reminderActions(capabilities: caps))
         _ = show(n)
+    }
+
+    /// The timer and the reminder are each one notification changed in place: `existing` updated,
+    /// or a new one whose closing is watched.
+    private func notification(reusing existing: UnsafeMutablePointer<NotifyNotification>?,
+                              summary: String, body: String) -> UnsafeMutablePointer<NotifyNotification> {
+        if let existing {
+            _ = notify_notification_update(existing, summary, body, nil)
+            return existing
+        }
+        let n: UnsafeMutablePointer<NotifyNotification> = notify_notification_new(summary, body, nil)
+        connectClosed(n)
+        return n
     }
 
     private func applyReport(summary: String, body: String, caps: Set<String>) {

@@ -1,5 +1,6 @@
 import CGLib
 import Foundation
+import TestSupport
 import XCTest
 @testable import DBusKit
 

@@ -1,39 +1,8 @@
 import CGLib
 import Foundation
+import TestSupport
 import XCTest
 @testable import DBusKit
-
-/// A private `dbus-daemon --session` for one test.
-final class PrivateBus {
-    let process = Process()
-    let address: String
-
-    init() throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--session", "--print-address=1", "--nofork", "--nopidfile"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice   // "Failed to set fd limit" noise
-        try process.run()
-        var data = Data()
-        while !data.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            data.append(chunk)
-        }
-        address = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !address.isEmpty else { throw BusError(name: BusError.failed, message: "dbus-daemon printed no address") }
-    }
-
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-
-    deinit { stop() }
-}
 
 private func keepAwake(_ data: gpointer?) -> gboolean { 1 }
 
@@ -53,30 +22,30 @@ func iterate(_ context: OpaquePointer?, timeout: TimeInterval = 10, until condit
     return true
 }
 
-struct ToolResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+/// Runs a command line tool on the private bus while `context` keeps serving: the tool runs to
+/// its end on a helper thread while this thread iterates the context that answers it.
+func runTool(_ path: String, _ arguments: [String], bus: PrivateBus, context: OpaquePointer?) throws -> CommandResult {
+    let outcome = ToolOutcome()
+    let environment = bus.environment
+    Thread {
+        outcome.set(Result { try Command.run(path, arguments, environment: environment, timeout: 20) })
+    }.start()
+    iterate(context, timeout: 30) { outcome.isSet }
+    return try outcome.get()
 }
 
-/// Runs a command line tool on the private bus while `context` keeps serving.
-func runTool(_ path: String, _ arguments: [String], bus: PrivateBus, context: OpaquePointer?) throws -> ToolResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-    process.environment = environment
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let finished = iterate(context, timeout: 20) { !process.isRunning }
-    if !finished { process.terminate() }
-    process.waitUntilExit()
-    return ToolResult(status: process.terminationStatus,
-                      stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                      stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+/// The result of a tool run on another thread, handed over under a lock.
+private final class ToolOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<CommandResult, any Error>?
+
+    func set(_ value: Result<CommandResult, any Error>) { lock.lock(); result = value; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return result != nil }
+    func get() throws -> CommandResult {
+        lock.lock(); defer { lock.unlock() }
+        guard let result else { throw FixtureError("the tool did not finish") }
+        return try result.get()
+    }
 }
 
 /// A GLib main context iterated on its own thread, for a server that a blocking client in the

@@ -1,5 +1,6 @@
 import CGLib
 import Foundation
+import TestSupport
 import XCTest
 @testable import Notifier
 
@@ -9,61 +10,20 @@ final class NotifierDunstTests: XCTestCase {
         setenv("TZ", "UTC", 1); tzset()
         let h = try Harness.get()
         XCTAssertFalse(h.nameHasOwner("org.freedesktop.Notifications"))
-        let want = h.dir.appendingPathComponent("want.txt")
-        let menuInput = h.dir.appendingPathComponent("menu-input.txt")
-        let pick = h.dir.appendingPathComponent("pick.sh")
-        try """
-        #!/bin/sh
-        cat > '\(menuInput.path)'
-        grep -m1 -F "$(cat '\(want.path)')" '\(menuInput.path)'
-        """.write(to: pick, atomically: true, encoding: .utf8)
-        chmod(pick.path, 0o755)
-        let conf = h.dir.appendingPathComponent("dunstrc")
-        try """
-        [global]
-            monitor = 0
-            follow = none
-            width = 500
-            height = 300
-            origin = top-right
-            offset = 10x10
-            font = Monospace 11
-            markup = full
-            format = "<b>%s</b>\\n%b"
-            dmenu = \(pick.path)
-            show_indicators = no
-            frame_width = 2
-            frame_color = "#88aaff"
-        [urgency_low]
-            background = "#202830"
-            foreground = "#ffffff"
-            timeout = 0
-        [urgency_normal]
-            background = "#285577"
-            foreground = "#ffffff"
-            timeout = 0
-        """.write(to: conf, atomically: true, encoding: .utf8)
-
-        let dunst = try h.spawn("dunst", ["-config", conf.path])
-        defer { h.stop(dunst) }
-        try Harness.waitFor(seconds: 10, "dunst owns the name") {
-            h.nameHasOwner("org.freedesktop.Notifications")
-        }
-        let monitorFile = h.outputDir.appendingPathComponent("dbus-monitor.txt")
-        _ = FileManager.default.createFile(atPath: monitorFile.path, contents: nil)
-        let monitorHandle = try FileHandle(forWritingTo: monitorFile)
-        let monitor = try h.spawn("dbus-monitor",
-                                  ["--address", h.busAddress, "interface=org.freedesktop.Notifications"],
-                                  stdout: monitorHandle)
-        defer { h.stop(monitor) }
-        usleep(500_000)
-        func wire() -> String { (try? String(contentsOf: monitorFile, encoding: .utf8)) ?? "" }
+        try h.desktop.startDunst()
+        defer { h.desktop.stopDunst() }
+        let monitor = try BusMonitor(bus: h.bus, rule: "interface=org.freedesktop.Notifications",
+                                     output: h.outputDirectory + "/dbus-monitor.txt")
+        defer { monitor.stop() }
+        guard monitor.waitUntilListening() else { throw FixtureError("dbus-monitor did not start") }
+        func wire() -> String { monitor.text }
         func notifyCalls() -> [String] {
             wire().components(separatedBy: "method call ").filter { $0.contains("member=Notify") }
         }
-        func displayed() -> Int {
-            Int((try? h.run("dunstctl", ["count", "displayed"]).1)?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -1
+        func displayed() -> Int { h.desktop.count() }
+        /// What dunst's context menu can offer: the actions of the notifications on the wire.
+        func offered() -> String {
+            monitor.notifyCalls.map { "\($0.summary): \($0.actions.map(\.label))" }.joined(separator: "; ")
         }
 
         let log = ActionLog()
@@ -75,11 +35,11 @@ final class NotifierDunstTests: XCTestCase {
         var n = TimerNotification(project: "Writing", category: "Work", state: .running,
                                   since: 1_795_594_320, sessionStart: 1_795_594_320, note: "")
         notifier.showTimer(n)
-        try Harness.waitFor(seconds: 10, "first Notify") { notifyCalls().count == 1 && displayed() == 1 }
+        try waitFor("first Notify", seconds: 10) { notifyCalls().count == 1 && displayed() == 1 }
         n.state = .paused
         n.since += 3600
         notifier.showTimer(n)
-        try Harness.waitFor(seconds: 10, "second Notify") { notifyCalls().count == 2 }
+        try waitFor("second Notify", seconds: 10) { notifyCalls().count == 2 }
         usleep(200_000)
         XCTAssertEqual(displayed(), 1, "the update must replace, not add")
         let calls = notifyCalls()
@@ -105,16 +65,16 @@ final class NotifierDunstTests: XCTestCase {
 
         // 2. Close on stop; dunst's history has it.
         notifier.closeTimer()
-        try Harness.waitFor(seconds: 10, "closed") { displayed() == 0 }
+        try waitFor("closed", seconds: 10) { displayed() == 0 }
         XCTAssertTrue(wire().contains("member=CloseNotification"))
-        XCTAssertTrue(try h.run("dunstctl", ["history"]).1.contains("Writing · Work"))
+        XCTAssertTrue(try h.desktop.dunstctl(["history"]).stdout.contains("Writing · Work"))
 
         // 3. Escaping: summary plain, user text in the body escaped (dunst has body-markup).
         let nasty = #"<b>Bold & "quoted"</b>"#
         let e = TimerNotification(project: nasty, category: "", state: .running,
                                   since: 1_795_594_320, sessionStart: 1_795_594_320, note: nasty)
         notifier.showTimer(e)
-        try Harness.waitFor(seconds: 10, "escaped Notify") { notifyCalls().count == 3 && displayed() == 1 }
+        try waitFor("escaped Notify", seconds: 10) { notifyCalls().count == 3 && displayed() == 1 }
         let third = notifyCalls()[2]
         XCTAssertTrue(third.contains("string \"\(nasty)\""), "summary is plain text: \(third)")
         XCTAssertTrue(third.contains("&lt;b&gt;Bold &amp; &quot;quoted&quot;&lt;/b&gt;"), third)
@@ -122,36 +82,30 @@ final class NotifierDunstTests: XCTestCase {
 
         // 4. Screenshot under Xvfb, not blank.
         usleep(500_000)
-        let shot = h.outputDir.appendingPathComponent("dunst-timer.png")
-        let imp = try h.run("import", ["-display", h.display, "-window", "root", shot.path])
-        XCTAssertEqual(imp.0, 0)
-        let colours = try h.run("convert", [shot.path, "-format", "%k", "info:"]).1
-        XCTAssertGreaterThan(Int(colours.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, 1,
-                             "screenshot is blank: \(shot.path)")
+        let shot = h.outputDirectory + "/dunst-timer.png"
+        XCTAssertNoThrow(try h.desktop.screenshot(to: shot))
+        XCTAssertGreaterThan((try? imageColourCount(shot)) ?? 0, 1, "screenshot is blank: \(shot)")
 
         // 5. A real ActionInvoked through dunst's context menu reaches onAction on the main context.
-        try "Stop".write(to: want, atomically: true, encoding: .utf8)
-        try h.run("dunstctl", ["context"])
-        XCTAssertTrue(Harness.iterateMain(seconds: 10) { log.actions.contains(.stop) },
-                      "menu offered: \((try? String(contentsOf: menuInput, encoding: .utf8)) ?? "nothing")")
+        try h.desktop.invokeAction("Stop")
+        XCTAssertTrue(Harness.iterateMain(seconds: 10) { log.actions.contains(.stop) }, "menu offered: \(offered())")
 
         // 6. Reminder with Stop / Keep going.
         notifier.showReminder(summary: NotifierText.reminderSummary(project: "Writing", activeSeconds: 7200),
                               body: "a & b")
-        try Harness.waitFor(seconds: 10, "reminder") {
+        try waitFor("reminder", seconds: 10) {
             notifyCalls().last?.contains("x-time-tracker.reminder") ?? false
         }
         let rem = notifyCalls().last ?? ""
         XCTAssertTrue(rem.contains("Writing — 2 h 00 min active"), rem)
         XCTAssertTrue(rem.contains("string \"reminder-keep-going\"\n      string \"Keep going\""), rem)
         XCTAssertTrue(rem.contains("a &amp; b"), rem)
-        try "Keep going".write(to: want, atomically: true, encoding: .utf8)
-        try h.run("dunstctl", ["context"])
+        try h.desktop.invokeAction("Keep going")
         XCTAssertTrue(Harness.iterateMain(seconds: 10) { log.actions.contains(.reminderKeepGoing) })
 
         // 7. A report notification.
         notifier.showReport(summary: "Week 2026-W48", body: "Writing  10:00")
-        try Harness.waitFor(seconds: 10, "report") {
+        try waitFor("report", seconds: 10) {
             notifyCalls().last?.contains("x-time-tracker.report") ?? false
         }
         XCTAssertEqual(log.actions, [.stop, .reminderKeepGoing])

@@ -41,7 +41,7 @@ final class NotifierServerTests: XCTestCase {
     // A server that owns the name and never answers: calls still return at once.
     func testHungServerDoesNotBlockCaller() throws {
         let h = try Harness.get()
-        let fake = try HungNotificationServer(busAddress: h.busAddress)
+        let fake = try HungNotificationServer(bus: h.bus)
         defer { fake.stop() }
 
         let notifier = Notifier(appName: "Time", desktopEntry: "io.github.timetracker.Time",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// timectl against the real time-agent, started by D-Bus activation on a private bus.
@@ -235,8 +236,8 @@ final class EndToEndTests: XCTestCase {
         let escape = "\u{1B}[38;2;51;102;204m"
         XCTAssertFalse(try ok("projects").contains("\u{1B}"))
         func onTerminal(_ env: [String: String]) throws -> String {
-            let command = "'\(Binaries.timectl)' projects"
-            return try runProgram("/usr/bin/script", ["-qec", command, "/dev/null"], environment: bus.environment(env)).stdout
+            let command = "'\(Products.timectl)' projects"
+            return try Command.run("/usr/bin/script", ["-qec", command, "/dev/null"], exactEnvironment: bus.environment(env), timeout: 20).stdout
         }
         XCTAssertTrue(try onTerminal([:]).contains(escape + "Garden & <Co>"))
         XCTAssertFalse(try onTerminal(["NO_COLOR": "1"]).contains("\u{1B}["))
@@ -264,8 +265,8 @@ final class CompletionTests: XCTestCase {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
             let program = "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _timectl; printf '%s\\n' \"${COMPREPLY[@]}\""
             var environment = bus.environment()
-            environment["PATH"] = Binaries.directory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-            let result = try runProgram("/bin/bash", ["--norc", "-c", program], environment: environment)
+            environment["PATH"] = Products.directory + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+            let result = try Command.run("/bin/bash", ["--norc", "-c", program], exactEnvironment: environment, timeout: 20)
             XCTAssertEqual(result.status, 0, result.stderr)
             return result.stdout.split(separator: "\n").map(String.init)
         }
@@ -283,7 +284,7 @@ final class CompletionTests: XCTestCase {
 }
 
 extension TestBus {
-    func runArray(_ arguments: [String], env: [String: String]) throws -> Result {
-        try runProgram(Binaries.timectl, arguments, environment: environment(env))
+    func runArray(_ arguments: [String], env: [String: String]) throws -> CommandResult {
+        try Command.run(Products.timectl, arguments, exactEnvironment: environment(env), timeout: 20)
     }
 }

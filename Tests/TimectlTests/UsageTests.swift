@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// What needs no agent: help, version, usage errors (exit 2), no agent (exit 3).
@@ -6,10 +7,8 @@ final class UsageTests: XCTestCase {
     /// Nothing answers here: a usage error must be found before any bus is touched.
     let noBus = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/timectl-test-bus", "TZ": "Europe/Berlin"]
 
-    func timectl(_ arguments: [String], env: [String: String]? = nil) throws -> Result {
-        var environment = ProcessInfo.processInfo.environment
-        for (key, value) in env ?? noBus { environment[key] = value }
-        return try runProgram(Binaries.timectl, arguments, environment: environment)
+    func timectl(_ arguments: [String], env: [String: String]? = nil) throws -> CommandResult {
+        try Command.run(Products.timectl, arguments, environment: env ?? noBus, timeout: 20)
     }
 
     static let commandPaths = [
@@ -109,7 +108,7 @@ final class UsageTests: XCTestCase {
         let bus = try TestBus(activation: false)
         defer { bus.stop() }
         for arguments in [["status"], ["start", "Writing"], ["pause"], ["status", "--format", "waybar"], ["reminders", "30"]] {
-            let result = try runProgram(Binaries.timectl, arguments, environment: bus.environment())
+            let result = try Command.run(Products.timectl, arguments, exactEnvironment: bus.environment(), timeout: 20)
             XCTAssertEqual(result.status, 3, "\(arguments): \(result.stderr)")
             XCTAssertTrue(result.stderr.hasPrefix("timectl: cannot reach time-agent"), result.stderr)
             XCTAssertTrue(result.stderr.contains("systemctl --user start time-agent"), result.stderr)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `timectl watch` against the real agent: changes from other clients, agent restarts, the minute

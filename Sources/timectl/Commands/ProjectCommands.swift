@@ -1,6 +1,9 @@
 import DBusKit
+import TimeJSON
 
 let jsonFlag = Option.flag("--json", help: "Print JSON instead of a table.")
+/// The project that edit, archive and unarchive change.
+let existingProject = Positional(name: "project", help: "The project's name, #ID or ID.", variadic: true)
 
 struct Projects: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,7 +85,7 @@ struct EditProject: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "edit",
         abstract: "Rename, recolor, recategorize, archive or unarchive a project.",
-        arguments: [Positional(name: "project", help: "The project's name, #ID or ID.", variadic: true)],
+        arguments: [existingProject],
         options: [
             .value("--name", valueName: "name", help: "A new name."),
             .value("--color", valueName: "#rrggbb", help: "A new color."),
@@ -114,39 +117,50 @@ struct EditProject: ParsableCommand {
     }
 
     func run(_ context: Context) throws {
-        let agent = try context.agent()
-        let target = try agent.resolveProject(project)
-        try agent.call("UpdateProject", [.uint64(target.id), .vardict(changes)])
+        let target = try updateProject(project, changes, context)
         output("Updated project \(changes["name"]?.stringValue ?? target.name).")
     }
 }
 
-struct ArchiveProject: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "archive", abstract: "Archive a project (its sessions are kept).",
-        arguments: [Positional(name: "project", help: "The project's name, #ID or ID.", variadic: true)])
-    var project: String
-    init(_ arguments: ParsedArguments) throws { project = arguments.required("project") }
+/// Finds `project` (a name, #ID or ID) and applies `changes` to it; returns the project as it was.
+private func updateProject(_ project: String, _ changes: [String: DBusValue], _ context: Context) throws -> Project {
+    let agent = try context.agent()
+    let target = try agent.resolveProject(project)
+    try agent.call("UpdateProject", [.uint64(target.id), .vardict(changes)])
+    return target
+}
+
+/// `archive` and `unarchive` are one command that sets the archived flag one way or the other.
+protocol ArchiveFlagCommand: ParsableCommand {
+    /// What the command sets the flag to.
+    static var archived: Bool { get }
+    var project: String { get }
+    init(project: String)
+}
+
+extension ArchiveFlagCommand {
+    static func projectCommand(name: String, abstract: String) -> CommandConfiguration {
+        CommandConfiguration(name: name, abstract: abstract, arguments: [existingProject])
+    }
+
+    init(_ arguments: ParsedArguments) throws { self.init(project: arguments.required("project")) }
+
     func run(_ context: Context) throws {
-        let agent = try context.agent()
-        let target = try agent.resolveProject(project)
-        try agent.call("UpdateProject", [.uint64(target.id), .vardict(["archived": .bool(true)])])
-        output("Archived project \(target.name).")
+        let target = try updateProject(project, ["archived": .bool(Self.archived)], context)
+        output("\(Self.archived ? "Archived" : "Unarchived") project \(target.name).")
     }
 }
 
-struct UnarchiveProject: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "unarchive", abstract: "Bring a project back from the archive.",
-        arguments: [Positional(name: "project", help: "The project's name, #ID or ID.", variadic: true)])
+struct ArchiveProject: ArchiveFlagCommand {
+    static let configuration = projectCommand(name: "archive", abstract: "Archive a project (its sessions are kept).")
+    static let archived = true
     var project: String
-    init(_ arguments: ParsedArguments) throws { project = arguments.required("project") }
-    func run(_ context: Context) throws {
-        let agent = try context.agent()
-        let target = try agent.resolveProject(project)
-        try agent.call("UpdateProject", [.uint64(target.id), .vardict(["archived": .bool(false)])])
-        output("Unarchived project \(target.name).")
-    }
+}
+
+struct UnarchiveProject: ArchiveFlagCommand {
+    static let configuration = projectCommand(name: "unarchive", abstract: "Bring a project back from the archive.")
+    static let archived = false
+    var project: String
 }
 
 struct Categories: ParsableCommand {

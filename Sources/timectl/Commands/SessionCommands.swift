@@ -1,4 +1,5 @@
 import DBusKit
+import TimeJSON
 
 /// Reads a date option; bad input is a usage error naming the accepted forms.
 func dateOption(_ name: String, _ arguments: ParsedArguments, now: Int64) throws -> DateInput.Value? {

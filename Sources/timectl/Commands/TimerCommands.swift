@@ -1,4 +1,5 @@
 import DBusKit
+import TimeJSON
 
 /// A project argument shared by several commands.
 let projectArgument = Positional(

@@ -1,4 +1,5 @@
 import DBusKit
+import TimeJSON
 
 /// The timer as a panel sees it: the agent's properties, extrapolated to `now`
 /// (elapsed = ActiveSeconds + (now − RunningSince) while running).
