@@ -281,6 +281,38 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try complete("timectl", "watch", "--format", ""), ["waybar", "json", "plain"])
         XCTAssertEqual(try complete("timectl", "status", "--"), ["--format", "--json", "--help"])
     }
+
+    /// The fish completion, with project names from the agent; the zsh one is checked by zsh's
+    /// parser (driving zsh's completion system needs an interactive terminal).
+    func testFishAndZshCompletions() throws {
+        let bus = try TestBus()
+        defer { bus.stop() }
+        for name in ["Writing", "Writing book", "Garden"] {
+            XCTAssertEqual(try bus.runArray(["projects", "add", name], env: [:]).status, 0)
+        }
+        let completions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("completions").path
+        var environment = bus.environment()
+        environment["PATH"] = Products.directory + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["HOME"] = NSTemporaryDirectory()
+
+        func fish(_ line: String) throws -> [String] {
+            let program = "source '\(completions)/timectl.fish'; complete -C'\(line)'"
+            let result = try Command.run("fish", ["--no-config", "-c", program], exactEnvironment: environment, timeout: 20)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            // fish prints "candidate<TAB>description".
+            return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+        }
+        XCTAssertEqual(try fish("timectl st").sorted(), ["start", "status", "stop"])
+        XCTAssertEqual(try fish("timectl start ").sorted(), ["Garden", "Writing", "Writing book"])
+        XCTAssertEqual(try fish("timectl watch --format ").sorted(), ["json", "plain", "waybar"])
+
+        let zsh = try Command.run("zsh", ["-n", completions + "/_timectl"], exactEnvironment: environment, timeout: 20)
+        XCTAssertEqual(zsh.status, 0, zsh.stderr)
+        let header = try String(contentsOfFile: completions + "/_timectl", encoding: .utf8)
+        XCTAssertTrue(header.hasPrefix("#compdef timectl"), "zsh finds the function by its #compdef line")
+        XCTAssertTrue(header.contains("projects --names"), "zsh completes project names from the agent")
+    }
 }
 
 extension TestBus {
