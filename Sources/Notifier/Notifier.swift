@@ -119,6 +119,9 @@ final class NotifierWorker: @unchecked Sendable {
     private var wakeScheduled = false
     private var stopped = false
     private var thread: UnsafeMutablePointer<GThread>?
+    /// Set by the worker thread as its last act; `finishedCondition` is signalled then.
+    private var finished = false
+    private let finishedCondition: UnsafeMutablePointer<GCond>
 
     // Owned by the worker thread once started.
     private let context: OpaquePointer
@@ -141,6 +144,8 @@ final class NotifierWorker: @unchecked Sendable {
         self.mainContext = g_main_context_ref(mainContext ?? g_main_context_default())
         mutex = .allocate(capacity: 1)
         g_mutex_init(mutex)
+        finishedCondition = .allocate(capacity: 1)
+        g_cond_init(finishedCondition)
         context = g_main_context_new()
     }
 
@@ -149,6 +154,8 @@ final class NotifierWorker: @unchecked Sendable {
         g_main_context_unref(mainContext)
         g_mutex_clear(mutex)
         mutex.deallocate()
+        g_cond_clear(finishedCondition)
+        finishedCondition.deallocate()
     }
 
     private func locked<T>(_ body: () -> T) -> T {
@@ -196,8 +203,25 @@ final class NotifierWorker: @unchecked Sendable {
         guard let t else { return }
         g_main_context_invoke_full(context, 0, workerQuit,
                                    Unmanaged.passUnretained(self).toOpaque(), nil)
-        g_thread_join(t)
+        // The worker may be stuck in a blocking libnotify call to a server that never answers
+        // (up to 25 s per call): wait a little, then leave it behind rather than hold up the
+        // agent's exit. The thread keeps its own reference to this worker.
+        let deadline = g_get_monotonic_time() + Self.shutdownGrace
+        let done: Bool = locked {
+            while !finished {
+                if g_cond_wait_until(finishedCondition, mutex, deadline) == 0 { break }
+            }
+            return finished
+        }
+        if done {
+            g_thread_join(t)
+        } else {
+            g_thread_unref(t)
+        }
     }
+
+    /// How long shutdown waits for the worker thread, in microseconds.
+    static let shutdownGrace: gint64 = 2_000_000
 
     // MARK: worker thread
 
@@ -221,6 +245,10 @@ final class NotifierWorker: @unchecked Sendable {
         g_main_loop_unref(loop)
         loop = nil
         g_main_context_pop_thread_default(context)
+        locked {
+            finished = true
+            g_cond_broadcast(finishedCondition)
+        }
     }
 
     func quitLoop() { g_main_loop_quit(loop) }
