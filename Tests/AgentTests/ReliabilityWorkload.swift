@@ -42,6 +42,7 @@ final class Ledger: @unchecked Sendable {
     private(set) var refusedAsIdle = 0
     private(set) var uncertain = 0
     private var slot = 0
+    private var serial = 0
 
     let baseProjects: [String: UInt64]
     let sessionsBase: Int64
@@ -61,6 +62,9 @@ final class Ledger: @unchecked Sendable {
 
     /// A start time nobody else uses, two hours after the last: hand-entered sessions never overlap.
     func nextStart() -> Int64 { locked { $0.slot += 1; return $0.sessionsBase + Int64($0.slot) * 7_200 } }
+
+    /// A number no other call of the run uses (names and notes must be unique across rounds too).
+    func nextSerial() -> Int { locked { $0.serial += 1; return $0.serial } }
 
     func add(_ record: Record) -> Int { locked { $0.records.append(record); return $0.records.count - 1 } }
 
@@ -100,7 +104,6 @@ final class Ledger: @unchecked Sendable {
             .first?.arrayValue ?? []).compactMap(\.variantDictionary)
         let projectByID = Dictionary(projects.map { ($0["id"]?.uint64Value ?? 0, $0) }, uniquingKeysWith: { a, _ in a })
         let projectByName = Dictionary(projects.map { ($0["name"]?.stringValue ?? "", $0) }, uniquingKeysWith: { a, _ in a })
-        let sessionByID = Dictionary(sessions.map { ($0["id"]?.uint64Value ?? 0, $0) }, uniquingKeysWith: { a, _ in a })
         let sessionByStart = Dictionary(sessions.filter { ($0["start"]?.int64Value ?? 0) < started - 86_400 }
             .map { ($0["start"]?.int64Value ?? 0, $0) }, uniquingKeysWith: { a, _ in a })
 
@@ -120,8 +123,9 @@ final class Ledger: @unchecked Sendable {
             case .category:
                 found = record.locator.stringValue.flatMap { categories.contains($0) ? [:] : nil }
             case .session:
-                found = record.id.flatMap { sessionByID[$0] }
-                    ?? (record.id == nil ? record.locator.int64Value.flatMap { sessionByStart[$0] } : nil)
+                // By its start, which is unique and never edited: the agent may give a deleted
+                // session's id to the next new session (SQLite reuses the highest rowid).
+                found = record.locator.int64Value.flatMap { sessionByStart[$0] }
             }
             let actual: Fields? = found.map { fields in
                 let keys = record.kind == .project ? ["name", "color", "category"] : record.kind == .session ? ["project_id", "start", "active", "note"] : []
@@ -235,7 +239,7 @@ struct LoadClient {
     /// One call; false when the client should end (fault mode, the agent is gone).
     private mutating func one(_ connection: BusConnection) -> Bool {
         step += 1
-        let label = "c\(index)-\(step)-\(generator.next() % 1000)"
+        let label = "c\(index)-\(step)-\(ledger.nextSerial())"
         let timerMethods = ["StartProject", "Pause", "Resume", "Toggle", "Stop", "AddNote"]
         let weighted: [(String, Int)] = [
             ("StartProject", 4), ("Pause", 3), ("Resume", 3), ("Toggle", 3), ("Stop", 2), ("AddNote", 3),
