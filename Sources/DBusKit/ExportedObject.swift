@@ -316,7 +316,7 @@ final class ObjectRegistration {
 
     private func lookUp(_ interfaceName: String) throws -> Interface {
         guard let interface = object.interface(named: interfaceName) else {
-            throw BusError(name: BusError.unknownInterface, message: "Unknown interface '\(interfaceName)' at \(object.path)")
+            throw BusError(name: BusError.unknownInterface, message: "Unknown interface '\(shown(interfaceName))' at \(object.path)")
         }
         return interface
     }
@@ -324,7 +324,7 @@ final class ObjectRegistration {
     private func lookUp(_ propertyName: String, in interface: Interface) throws -> Property {
         guard let property = interface.property(named: propertyName) else {
             throw BusError(name: BusError.unknownProperty,
-                           message: "Unknown property '\(propertyName)' of interface '\(interface.name)'")
+                           message: "Unknown property '\(shown(propertyName))' of interface '\(interface.name)'")
         }
         return property
     }
@@ -344,7 +344,7 @@ final class ObjectRegistration {
                 if name.isEmpty || StandardInterface.descriptions.contains(where: { $0.name == name }) {
                     return [.vardict([:])]
                 }
-                throw BusError(name: BusError.unknownInterface, message: "Unknown interface '\(name)' at \(object.path)")
+                throw BusError(name: BusError.unknownInterface, message: "Unknown interface '\(shown(name))' at \(object.path)")
             }
             var values: [String: DBusValue] = [:]
             for property in interface.properties { values[property.name] = property.get() }
@@ -387,4 +387,10 @@ private func objectMessage(_ connection: OpaquePointer?, _ message: OpaquePointe
     // A handler may close the connection, which drops the registration: keep it alive until done.
     let handled = withExtendedLifetime(registration) { registration.handle(Message(raw: message, retain: true)) }
     return DBusHandlerResult(rawValue: handled ? 0 : 1)   // HANDLED : NOT_YET_HANDLED
+}
+
+/// A caller's string as an error message echoes it: at most 80 characters, so a 1 MiB argument
+/// never comes back as a 1 MiB error.
+func shown(_ text: String) -> String {
+    text.count <= 80 ? text : String(text.prefix(80)) + "…"
 }

@@ -122,6 +122,7 @@ final class NotifierWorker: @unchecked Sendable {
 
     // Shared between threads, guarded by `mutex`.
     private let mutex: UnsafeMutablePointer<GMutex>
+    /// Set by the worker thread as its last act; `finishedCondition` is signalled then.
     private let finishedCondition: UnsafeMutablePointer<GCond>
     private var finished = false
     private var pendingTimer: TimerDesire = .unchanged
