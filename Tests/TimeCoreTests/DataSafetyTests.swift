@@ -474,6 +474,23 @@ final class DataSafetyTests: XCTestCase {
         }
     }
 
+    func testADeletedSessionsIDIsNeverGivenToAnotherSession() throws {
+        do {
+            let home = try open()
+            try home.tracker.createProject(name: "Writing", color: "", category: "")
+            let first = try home.tracker.addSession(project: 1, start: clock.time - 7200, duration: "30m", note: "")
+            let second = try home.tracker.addSession(project: 1, start: clock.time - 3600, duration: "30m", note: "")
+            try home.tracker.deleteSession(id: second)
+            let third = try home.tracker.startProject("Writing")
+            XCTAssertEqual([first, second, third], [1, 2, 3])
+            try home.tracker.stop()
+            try home.tracker.deleteSession(id: third)
+        }
+        let home = try open()
+        XCTAssertEqual(try home.tracker.addSession(project: 1, start: clock.time - 600, duration: "5m", note: ""), 4,
+                       "not reused after a restart either")
+    }
+
     // MARK: Invariant 7 and the lock
 
     func testTheDataFolderIsPrivate() throws {

@@ -239,11 +239,21 @@ public final class Store {
         return (Int64(first.dayNumber) * 86400, Int64(next.dayNumber) * 86400)
     }
 
+    /// A new session id: never one that was used before, even by a deleted session, so that a
+    /// script holding an old id cannot edit someone else's session. (SQLite alone would reuse
+    /// the id of the newest session once it was deleted.)
+    private func nextSessionID() throws -> SessionID {
+        let used = try meta("last_session_id").flatMap { Int64($0) } ?? 0
+        let highest = try database.queryFirst("SELECT max(id) FROM sessions") { $0.optionalInt(0) } ?? nil
+        return max(used, highest ?? 0) + 1
+    }
+
     func insertSession(_ session: WorkSession, keepingID: Bool = false) throws -> SessionID {
+        let id = keepingID ? session.id : try nextSessionID()
         try database.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note) VALUES(?, ?, ?, ?, ?, ?)",
-                         keepingID ? .integer(session.id) : .null, .integer(session.projectID), .integer(session.start),
+                         .integer(id), .integer(session.projectID), .integer(session.start),
                          session.end.map(SQLValue.integer) ?? .null, .integer(session.unrecordedSeconds), .text(session.note))
-        let id = database.lastInsertRowID
+        if !keepingID { try setMeta("last_session_id", String(id)) }
         try insertSegments(session.segments, of: id)
         try noteSpan(of: session)
         var stored = session
