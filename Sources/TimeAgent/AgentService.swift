@@ -158,10 +158,10 @@ public final class AgentService {
         }
     }
 
-    private func property(_ name: String, _ signature: String, _ doc: String, emits: Property.EmitsChange = .true) -> Property {
-        Property(name: name, signature: signature, emitsChange: emits, doc: doc) { [unowned self] in
-            self.published.values[name] ?? .string(Contract.version)
-        }
+    /// A property served from the published values, so Get always agrees with the last PropertiesChanged.
+    private func property(_ name: String, _ signature: String, _ doc: String) -> Property {
+        precondition(TimerProperties().values[name]?.signature == signature, "\(name) is not a published property of type \(signature)")
+        return Property(name: name, signature: signature, doc: doc) { [unowned self] in self.published.values[name]! }
     }
 
     private func session(_ arguments: Arguments, _ index: Int) throws -> Int64 {
