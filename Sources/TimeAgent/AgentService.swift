@@ -28,7 +28,7 @@ public final class AgentService {
                 self?.perform(action)
             }
         }
-        published = currentProperties()
+        published = currentProperties(try? tracker.status())
     }
 
     /// Exports the object; call before requesting the bus name.
@@ -42,7 +42,12 @@ public final class AgentService {
         if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
         // The data first: a notification server that hangs must not hold up saving it.
         tracker.tidyUp()
-        tracker.store.checkpoint()
+        do {
+            try tracker.store.checkpoint()
+        } catch {
+            // Nothing is lost (the WAL is part of the store); the next start folds it in.
+            Log.warning("could not fold the write-ahead log into the store at shutdown: \(error)")
+        }
         if let notifier, !notifier.shutdown(waitingAtMost: 2) {
             Log.warning("the notification server did not answer; left it behind")
         }
@@ -51,8 +56,8 @@ public final class AgentService {
 
     // MARK: State after a change
 
-    private func currentProperties() -> TimerProperties {
-        guard let status = try? tracker.status() else { return TimerProperties() }
+    private func currentProperties(_ status: TimerStatus?) -> TimerProperties {
+        guard let status else { return TimerProperties() }
         return TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
     }
 
@@ -60,7 +65,9 @@ public final class AgentService {
     /// timer and the notification. Cheap when nothing changed.
     func refreshAfterChange() {
         tracker.tidyUp()
-        let now = currentProperties()
+        // One status for everything that follows a change (each computation queries the store).
+        let status = try? tracker.status()
+        let now = currentProperties(status)
         let changed = now.changes(since: published)
         published = now
         if !changed.isEmpty, let connection {
@@ -71,17 +78,17 @@ public final class AgentService {
             }
         }
         scheduleReminder()
-        updateTimerNotification()
+        updateTimerNotification(status)
     }
 
-    private func updateTimerNotification() {
+    private func updateTimerNotification(_ status: TimerStatus?) {
         guard let notifier = notifier else { return }
-        if reminderShown && (try? tracker.status().state) != .running {
+        if reminderShown && status?.state != .running {
             // A reminder is about running time: it goes when the timer pauses or stops.
             notifier.closeReminder()
             reminderShown = false
         }
-        guard let status = try? tracker.status(), let session = status.session, let project = status.project else {
+        guard let status, let session = status.session, let project = status.project else {
             if shownTimer != nil { notifier.closeTimer(); shownTimer = nil }
             return
         }

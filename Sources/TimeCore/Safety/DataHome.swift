@@ -162,7 +162,7 @@ public final class DataHome {
         do {
             let fresh = try Store(path: staging, create: true)
             try SnapshotKeeper.restore(state, into: fresh, stateHash: hash)
-            fresh.checkpoint()
+            try fresh.checkpoint()
         }
         for suffix in ["-wal", "-shm", "-journal"] { Files.remove(staging + suffix) }
 

@@ -54,8 +54,8 @@ public final class Store {
     }
 
     /// Folds the WAL back into the main file; called on a clean shutdown.
-    public func checkpoint() {
-        try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    public func checkpoint() throws {
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     // MARK: Transactions
