@@ -24,24 +24,19 @@ public enum RawArchiver {
         if let newest = existing.last, (try? Files.read(archives + "/" + newest + "/" + identityFile)) == Array(identity.utf8) {
             return archives + "/" + newest
         }
-        var contents: [String: [UInt8]] = [:]
-        for name in present { contents[name] = try Files.read(folder + "/" + name) }
-        if let newest = existing.last, matches(archive: archives + "/" + newest, contents) {
+        if let newest = existing.last, matches(archive: archives + "/" + newest, folder: folder, names: present) {
             try? Files.writeDurably(Array(identity.utf8), to: archives + "/" + newest + "/" + identityFile)
             return archives + "/" + newest
         }
         let incoming = archives + "/.incoming"
         Files.remove(incoming)
         try Files.makePrivateDirectory(incoming)
-        for (name, bytes) in contents.sorted(by: { $0.key < $1.key }) {
-            try Files.writeDurably(bytes, to: incoming + "/" + name, syncFolder: false)
+        // Each copy is compared with its original, as it is on disk, once it is written.
+        for name in present.sorted() {
+            try Files.copyDurably(folder + "/" + name, to: incoming + "/" + name, syncFolder: false)
         }
         try Files.writeDurably(Array(identity.utf8), to: incoming + "/" + identityFile, syncFolder: false)
         try Files.syncDirectory(incoming)
-        // The originals are read again: the copy must equal what is on disk, not what was read first.
-        for name in present where try Files.read(folder + "/" + name) != Files.read(incoming + "/" + name) {
-            throw FileError("verify the archived copy of", folder + "/" + name, code: 5)
-        }
         let sequence = (existing.last.flatMap { Int($0.split(separator: "-")[1]) } ?? 0) + 1
         let final = archives + "/raw-\(pad(sequence, 6))"
         try Files.move(incoming, to: final)
@@ -66,10 +61,11 @@ public enum RawArchiver {
         }.joined(separator: "\n") + "\n"
     }
 
-    static func matches(archive: String, _ contents: [String: [UInt8]]) -> Bool {
-        let names = Files.list(archive).filter { !$0.hasPrefix(".") }
-        guard Set(names) == Set(contents.keys) else { return false }
-        return names.allSatisfy { (try? Files.read(archive + "/" + $0)) == contents[$0] }
+    /// Whether an archive holds exactly the files `names` of `folder`, byte for byte.
+    static func matches(archive: String, folder: String, names: [String]) -> Bool {
+        let archived = Files.list(archive).filter { !$0.hasPrefix(".") }
+        guard Set(archived) == Set(names) else { return false }
+        return names.allSatisfy { Files.sameContents(archive + "/" + $0, folder + "/" + $0) }
     }
 
     /// Puts the store's files back exactly as archived (and removes sidecars the archive did not
@@ -82,9 +78,8 @@ public enum RawArchiver {
             let name = Files.baseName(store) + suffix
             let live = folder + "/" + name
             if archived.contains(name) {
-                guard let bytes = try? Files.read(archive + "/" + name) else { return false }
-                if (try? Files.read(live)) != bytes {
-                    do { try Files.writeDurably(bytes, to: live) } catch { return false }
+                if !Files.sameContents(archive + "/" + name, live) {
+                    do { try Files.copyDurably(archive + "/" + name, to: live) } catch { return false }
                 }
             } else if Files.kind(live) == .regular {
                 Files.remove(live)
