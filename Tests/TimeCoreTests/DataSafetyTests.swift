@@ -132,6 +132,53 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertEqual(try newestState(home).sessions.count, 30)
     }
 
+    /// The payload is the canonical form its checksum stands for: keys in byte order at every
+    /// level, records by id, no white space; awkward text is escaped and reads back the same.
+    func testThePayloadIsCanonicalWhateverTheNames() throws {
+        let categories = [Category(id: 2, name: "Zürich \"office\""), Category(id: 1, name: "a\\b\u{2028}\u{7f}")]
+        let projects = [Project(id: 3, name: "עברית 🚀", color: "#00ff00", categoryID: nil, archived: true),
+                        Project(id: 1, name: "<b>&amp;</b>", color: "#112233", categoryID: 2, archived: false)]
+        let open = WorkSession(id: 9, projectID: 1, start: 100, end: nil, unrecordedSeconds: 0, note: "line\nline",
+                               segments: [Segment(start: 100, end: 160), Segment(start: 200, end: nil)])
+        let chunkList = SnapshotFormat.chunkList([SnapshotFormat.ChunkReference(period: "2025", sha256: String(repeating: "a", count: 64), sessions: 3)])
+        let payload = SnapshotFormat.payload(categories: categories, projects: projects, reminderMinutes: 45,
+                                             openSession: open, chunkList: chunkList)
+        func canonical(_ value: JSON) -> JSON {
+            switch value {
+            case .array(let items): return .array(items.map(canonical))
+            case .object(let members):
+                return .object(members.map { ($0.0, canonical($0.1)) }.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) })
+            default: return value
+            }
+        }
+        let parsed = try JSON.parse(payload)
+        XCTAssertEqual(canonical(parsed).serialized, payload)
+        XCTAssertEqual(parsed["categories"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["a\\b\u{2028}\u{7f}", "Zürich \"office\""])
+        XCTAssertEqual(parsed["projects"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["<b>&amp;</b>", "עברית 🚀"])
+        XCTAssertEqual(parsed["projects"]?.arrayValue?.last?["categoryId"], .null)
+        XCTAssertEqual(parsed["projects"]?.arrayValue?.last?["archived"], .bool(true))
+        XCTAssertEqual(parsed["settings"]?["reminderMinutes"], .int(45))
+        XCTAssertEqual(parsed["openSession"]?["note"], .string("line\nline"))
+    }
+
+    /// Pruned snapshots become the next temporary file; whatever their length, the snapshot
+    /// written into one is exactly the new state, and no temporary file is ever taken for a snapshot.
+    func testRecycledFilesHoldExactlyTheNewSnapshot() throws {
+        let home = try open()
+        try home.tracker.createProject(name: "Writing", color: "", category: "")
+        // Names of very different lengths make each snapshot shorter or longer than the one it reuses.
+        for round in 0..<(SnapshotKeeper.keptStates * 2) {
+            let name = round % 2 == 0 ? "W\(round)" : String(repeating: "long name ", count: 5 + round % 13) + "\(round)"
+            try home.tracker.updateProject(id: 1, changes: ProjectChanges(name: name))
+            home.tracker.tidyUp()
+            XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store), "round \(round)")
+        }
+        XCTAssertEqual(folder.states().count, SnapshotKeeper.keptStates)
+        for name in folder.states() {
+            XCTAssertNoThrow(try SnapshotKeeper.state(at: folder.snapshots + "/" + name), name)
+        }
+    }
+
     /// Invariant 8: a pause or resume rewrites no chunk, whatever the history; a past edit rewrites one.
     func testTheCostOfAChangeDoesNotGrowWithHistory() throws {
         let home = try open()

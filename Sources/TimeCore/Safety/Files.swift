@@ -28,6 +28,18 @@ public final class PreparedFile {
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
     }
 
+    /// Makes a file that is no longer wanted (a pruned snapshot) the next temporary file, when
+    /// none is ready: renaming and overwriting it costs far less than deleting one file and
+    /// creating another (on ext4 both are slow, and a new inode is searched for among recently
+    /// deleted ones). True when `old` is gone, whether it was taken or not.
+    public func recycle(_ old: String) -> Bool {
+        guard descriptor < 0 else { return false }
+        guard rename(old, path) == 0 else { return false }
+        descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        if descriptor < 0 { unlink(path) }
+        return true
+    }
+
     func take() -> Int32? {
         guard descriptor >= 0 else { return nil }
         defer { descriptor = -1 }
@@ -131,14 +143,9 @@ public enum Files {
         let temporary: String
         let fd: Int32
         if let prepared, let descriptor = prepared.take() {
+            // It may hold an older file's bytes: overwritten below, and cut to length after.
             temporary = prepared.path
             fd = descriptor
-            if ftruncate(fd, 0) != 0 {
-                let error = FileError("truncate", temporary)
-                close(fd)
-                unlink(temporary)
-                throw error
-            }
         } else {
             temporary = path + ".tmp"
             fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -157,6 +164,7 @@ public enum Files {
                 written += count
             }
         }
+        if failure == nil && ftruncate(fd, off_t(bytes.count)) != 0 { failure = FileError("truncate", temporary) }
         if failure == nil && fsync(fd) != 0 { failure = FileError("flush to disk", temporary) }
         if close(fd) != 0 && failure == nil { failure = FileError("close", temporary) }
         if let failure {

@@ -86,22 +86,40 @@ public enum SnapshotFormat {
     }
 
     /// The canonical payload: keys in byte order, the chunk list spliced in already serialized.
+    /// Written by hand, objects with their keys already in order: this runs on every change.
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
                         openSession: WorkSession?, chunkList: String) -> String {
-        let categoryList = JSON.array(categories.sorted { $0.id < $1.id }.map {
-            .sortedObject(["id": .int($0.id), "name": .string($0.name)])
-        })
-        let projectList = JSON.array(projects.sorted { $0.id < $1.id }.map {
-            .sortedObject(["id": .int($0.id), "name": .string($0.name), "color": .string($0.color),
-                           "categoryId": $0.categoryID.map(JSON.int) ?? .null, "archived": .bool($0.archived)])
-        })
-        var out = "{\"categories\":"
-        categoryList.write(to: &out)
-        out += ",\"chunks\":" + chunkList + ",\"openSession\":"
+        var out = ""
+        out.reserveCapacity(chunkList.utf8.count + 120 * (projects.count + categories.count) + 1024)
+        out += "{\"categories\":["
+        for (index, category) in categories.sorted(by: { $0.id < $1.id }).enumerated() {
+            out += index == 0 ? "{\"id\":" : ",{\"id\":"
+            out += String(category.id)
+            out += ",\"name\":"
+            JSON.writeString(category.name, to: &out)
+            out += "}"
+        }
+        out += "],\"chunks\":"
+        out += chunkList
+        out += ",\"openSession\":"
         (openSession.map(sessionJSON) ?? .null).write(to: &out)
-        out += ",\"projects\":"
-        projectList.write(to: &out)
-        out += ",\"settings\":{\"reminderMinutes\":\(reminderMinutes)}}"
+        out += ",\"projects\":["
+        for (index, project) in projects.sorted(by: { $0.id < $1.id }).enumerated() {
+            out += index == 0 ? "{\"archived\":" : ",{\"archived\":"
+            out += project.archived ? "true" : "false"
+            out += ",\"categoryId\":"
+            out += project.categoryID.map { String($0) } ?? "null"
+            out += ",\"color\":"
+            JSON.writeString(project.color, to: &out)
+            out += ",\"id\":"
+            out += String(project.id)
+            out += ",\"name\":"
+            JSON.writeString(project.name, to: &out)
+            out += "}"
+        }
+        out += "],\"settings\":{\"reminderMinutes\":"
+        out += String(reminderMinutes)
+        out += "}}"
         return out
     }
 

@@ -262,16 +262,18 @@ public final class SnapshotKeeper: ChangeRecorder {
         return parts.count == 3 ? Int(parts[1]) : nil
     }
 
-    /// Removes snapshots beyond the newest 20 and the chunks no kept snapshot refers to.
+    /// Removes snapshots beyond the newest 20 and the chunks no kept snapshot refers to; the
+    /// first of each becomes the next temporary file instead of being deleted.
     private func prune() {
         guard entries.count > SnapshotKeeper.keptStates else { return }
         if chunkUse == nil { chunkUse = loadChunkUse() }
         let current = Set(chunks.values.map(\.sha256))
         while entries.count > SnapshotKeeper.keptStates {
             let oldest = entries.removeFirst()
-            unlink(oldest.path)
+            if !nextSnapshotFile.recycle(oldest.path) { unlink(oldest.path) }
             for hash in chunkUse!.remove(oldest.sequence) where !current.contains(hash) {
-                unlink(directory + "/" + SnapshotKeeper.chunkName(hash))
+                let chunk = directory + "/" + SnapshotKeeper.chunkName(hash)
+                if !nextChunkFile.recycle(chunk) { unlink(chunk) }
             }
         }
     }
