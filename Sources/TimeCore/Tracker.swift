@@ -15,7 +15,7 @@ public final class SystemClock: Clock {
 /// transaction, after the change was applied and before it is committed, and must make the
 /// resulting state durable elsewhere (a verified snapshot) or throw, which rolls the change back.
 public protocol ChangeRecorder: AnyObject {
-    func recordState(of store: Store, changedMonths: Set<String>) throws
+    func recordState(of store: Store, changedDays: Set<String>) throws
     /// The transaction committed: what was recorded is now the current state.
     func changeCommitted()
     /// The transaction was rolled back after `recordState` succeeded: forget what it recorded.
@@ -110,7 +110,7 @@ public final class Tracker {
         var recorded = false
         do {
             let result = try body()
-            try recorder?.recordState(of: store, changedMonths: store.changedMonths)
+            try recorder?.recordState(of: store, changedDays: store.changedDays)
             recorded = true
             try store.commit()
             recorder?.changeCommitted()

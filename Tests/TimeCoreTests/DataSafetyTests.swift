@@ -204,6 +204,102 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertEqual(periods.filter { $0.count == 4 }, ["2022", "2023", "2024", "2025"], "sessions go back to January 2022")
     }
 
+    /// The newest snapshot's own sessions (`sessions`) and the sessions of its chunks, by id.
+    private func layout() throws -> (inline: [Int64], chunked: [Int64]) {
+        let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + folder.states().last!))
+        let inline = (header.payload["sessions"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue }
+        var chunked: [Int64] = []
+        for reference in header.payload["chunks"]?.arrayValue ?? [] {
+            let chunk = try JSON.parse(Files.read(folder.snapshots + "/chunk-\(reference["sha256"]!.stringValue!).json"))
+            chunked += (chunk["sessions"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue }
+        }
+        return (inline.sorted(), chunked.sorted())
+    }
+
+    /// Starting, switching and stopping the timer writes no chunk: the sessions finished today
+    /// are in the snapshot itself, and in no chunk.
+    func testTheTimersChangesWriteNoChunkAndTodaysSessionsAreInTheSnapshotItself() throws {
+        clock.time = 1_795_910_400 + 9 * 3600         // 2026-11-28 09:00 UTC
+        let home = try open()
+        try home.tracker.createProject(name: "Writing", color: "", category: "")
+        try home.tracker.createProject(name: "Reading", color: "", category: "")
+        try home.tracker.addSession(project: 1, start: clock.time - 5 * 86400, duration: "1h", note: "earlier this month")
+        try home.tracker.startProject("Writing")      // a change after the day was first seen
+        let chunksBefore = Set(folder.chunks())
+        for step in 0..<6 {
+            clock.time += 600
+            switch step % 3 {
+            case 0: try home.tracker.startProject("Reading")   // a switch finishes the running session
+            case 1: try home.tracker.stop()
+            default: try home.tracker.startProject("Writing")
+            }
+            home.tracker.tidyUp()
+            XCTAssertEqual(Set(folder.chunks()), chunksBefore, "step \(step) wrote no chunk")
+            XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store), "step \(step)")
+        }
+        let (inline, chunked) = try layout()
+        XCTAssertEqual(inline, [2, 3, 4, 5], "today's finished sessions, in the snapshot")
+        XCTAssertEqual(chunked, [1], "only the earlier day's session is in a chunk")
+    }
+
+    /// A busy day keeps a short payload: today's sessions join the month's chunk in whole blocks,
+    /// so only every 32nd finished session writes a chunk; deleting one shifts the blocks and
+    /// every snapshot is still exactly the state.
+    func testABusyDaysSessionsJoinTheChunkInWholeBlocks() throws {
+        clock.time = 1_795_910_400 + 3600             // 2026-11-28 01:00 UTC
+        let home = try open()
+        try home.tracker.createProject(name: "Writing", color: "", category: "")
+        let block = SnapshotKeeper.inlineBlock
+        var chunkWrites = 0
+        for session in 1...(2 * block + 6) {
+            let chunksBefore = Set(folder.chunks())
+            try home.tracker.startProject("Writing")
+            clock.time += 60
+            try home.tracker.stop()
+            home.tracker.tidyUp()
+            if Set(folder.chunks()) != chunksBefore { chunkWrites += 1 }
+            XCTAssertEqual(try layout().inline.count, session % block, "after session \(session)")
+        }
+        XCTAssertEqual(chunkWrites, 2, "a chunk was written at the 32nd and the 64th session only")
+        XCTAssertEqual(try layout().chunked.count, 2 * block)
+        XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
+
+        try home.tracker.deleteSession(id: 3)
+        XCTAssertEqual(try layout().inline.count, (2 * block + 5) % block)
+        XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
+    }
+
+    /// Today's sessions move into their month's chunk with the first change of another day, in
+    /// both directions of the clock and across a month's end; every snapshot stays a whole state.
+    func testTodaysSessionsMoveIntoTheirChunkWhenTheDayChanges() throws {
+        clock.time = 1_796_083_200 - 2 * 3600         // 2026-11-30 22:00 UTC
+        do {
+            let home = try open()
+            try home.tracker.createProject(name: "Writing", color: "", category: "")
+            try home.tracker.addSession(project: 1, start: clock.time - 3600, duration: "30m", note: "november 30")
+            XCTAssertEqual(try layout().inline, [1])
+
+            clock.time += 4 * 3600                        // 2026-12-01 02:00
+            try home.tracker.addSession(project: 1, start: clock.time - 3600, duration: "30m", note: "december 1")
+            XCTAssertEqual(try layout().inline, [2])
+            XCTAssertEqual(try layout().chunked, [1], "november 30th went into November's chunk")
+            XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
+
+            clock.time -= 4 * 3600                        // back to November 30th
+            try home.tracker.setNote(session: 2, note: "edited when the clock went back")
+            XCTAssertEqual(try layout().inline, [1])
+            XCTAssertEqual(try layout().chunked, [2])
+            XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
+        }
+        // A restart on a later day finds the day the snapshot kept, and moves it out at the first change.
+        clock.time += 3 * 86400
+        let reopened = try open()
+        try reopened.tracker.setReminderMinutes(30)
+        XCTAssertEqual(try layout().inline, [])
+        XCTAssertEqual(try layout().chunked, [1, 2])
+        XCTAssertEqual(try newestState(reopened), try DataState(store: reopened.tracker.store))
+    }
+
     /// Months of the current year become one year chunk once the year is over, and a clock that
     /// goes back across the year end still leaves every snapshot a complete state.
     func testChunksFollowTheYearEndInBothDirections() throws {
@@ -211,7 +307,8 @@ final class DataSafetyTests: XCTestCase {
         let home = try open()
         try home.tracker.createProject(name: "Writing", color: "", category: "")
         try home.tracker.addSession(project: 1, start: clock.time - 40 * 86400, duration: "1h", note: "november")
-        try home.tracker.addSession(project: 1, start: clock.time - 3600, duration: "30m", note: "december")
+        // December 30th: an earlier day than the clock's, so in a chunk (today's sessions are in the payload).
+        try home.tracker.addSession(project: 1, start: clock.time - 86400 - 3600, duration: "30m", note: "december")
         func periods() throws -> [String] {
             let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + folder.states().last!))
             return try XCTUnwrap(header.payload["chunks"]?.arrayValue).compactMap { $0["period"]?.stringValue }

@@ -61,9 +61,15 @@ public struct CivilDate: Equatable, Comparable, Hashable, Sendable, CustomString
 
     /// The UTC month a Unix time falls in, "YYYY-MM": the key of a snapshot chunk.
     static func utcMonthKey(_ time: Int64) -> String {
+        String(utcDayKey(time).prefix(7))
+    }
+
+    /// The UTC day a Unix time falls in, "YYYY-MM-DD": the day whose finished sessions a
+    /// snapshot keeps in itself.
+    static func utcDayKey(_ time: Int64) -> String {
         let days = Int((time >= 0 ? time : time - 86399) / 86400)
         let date = CivilDate(dayNumber: days)
-        return "\(pad(date.year, 4))-\(pad(date.month, 2))"
+        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))"
     }
 }
 

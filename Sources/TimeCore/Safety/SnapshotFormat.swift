@@ -11,9 +11,10 @@
 /// - v4: sessions with exact `segments` and `unrecordedSeconds`; completed sessions live in
 ///   content-addressed chunk files, one per UTC period of their start (a month of the current
 ///   year, a whole year before it), named by their SHA-256, so a change rewrites only the period
-///   it touched and the payload lists a few dozen chunks even for decades of history; the open
-///   session is in the payload itself.
-///   (An inline `sessions` list is also accepted: older payloads migrate forward into it.)
+///   it touched and the payload lists a few dozen chunks even for decades of history. The open
+///   session and the finished sessions begun on the UTC day of the snapshot are in the payload
+///   itself (`openSession`, `sessions`), so the timer's changes rewrite no chunk; those sessions
+///   are left out of their month's chunk. Older payloads migrate forward into `sessions` too.
 public enum SnapshotFormat {
     public static let currentVersion: Int64 = 4
     public static let oldestVersion: Int64 = 2
@@ -78,6 +79,18 @@ public enum SnapshotFormat {
         var sessions: Int
     }
 
+    /// The canonical JSON of the sessions a payload holds itself ("" when there are none, and
+    /// the payload then has no `sessions` key).
+    static func sessionList(_ sessions: [WorkSession]) -> String {
+        guard !sessions.isEmpty else { return "" }
+        var out = "["
+        for (index, session) in sessions.enumerated() {
+            if index > 0 { out += "," }
+            sessionJSON(session).write(to: &out)
+        }
+        return out + "]"
+    }
+
     /// The canonical JSON of a chunk list; kept by the caller while no month changes.
     static func chunkList(_ chunks: [ChunkReference]) -> String {
         JSON.array(chunks.map {
@@ -88,9 +101,9 @@ public enum SnapshotFormat {
     /// The canonical payload: keys in byte order, the chunk list spliced in already serialized.
     /// Written by hand, objects with their keys already in order: this runs on every change.
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
-                        openSession: WorkSession?, chunkList: String) -> String {
+                        openSession: WorkSession?, chunkList: String, todaysSessions: String = "") -> String {
         var out = ""
-        out.reserveCapacity(chunkList.utf8.count + 120 * (projects.count + categories.count) + 1024)
+        out.reserveCapacity(chunkList.utf8.count + todaysSessions.utf8.count + 120 * (projects.count + categories.count) + 1024)
         out += "{\"categories\":["
         for (index, category) in categories.sorted(by: { $0.id < $1.id }).enumerated() {
             out += index == 0 ? "{\"id\":" : ",{\"id\":"
@@ -117,7 +130,12 @@ public enum SnapshotFormat {
             JSON.writeString(project.name, to: &out)
             out += "}"
         }
-        out += "],\"settings\":{\"reminderMinutes\":"
+        out += "]"
+        if !todaysSessions.isEmpty {
+            out += ",\"sessions\":"
+            out += todaysSessions
+        }
+        out += ",\"settings\":{\"reminderMinutes\":"
         out += String(reminderMinutes)
         out += "}}"
         return out

@@ -4,8 +4,12 @@ import Glibc
 /// before it is acknowledged; the newest 20 distinct states are kept.
 ///
 /// Cost stays flat as history grows: completed sessions are stored in content-addressed chunk
-/// files, one per UTC month of their start, and a change rewrites only the months it touched
-/// (a pause or resume touches none: the open session lives in the snapshot file itself).
+/// files, one per UTC month of their start, and a change rewrites only the months it touched.
+/// The open session and the latest sessions begun today (UTC) live in the snapshot file itself,
+/// so the timer's changes (pause, resume, stop, switch) rarely write a chunk: today's sessions
+/// join their month's chunk in whole blocks of `inlineBlock`, and the rest with the first change
+/// of another day. Which sessions are inline depends only on the data and the day, so equal
+/// states on a day still make equal snapshots.
 public final class SnapshotKeeper: ChangeRecorder {
     public static let keptStates = 20
 
@@ -26,6 +30,17 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// The serialized chunk list of `chunks`, kept while no month changes (a pause or resume
     /// then serializes only the small parts of the payload).
     private var chunkListCache: String?
+    /// Today's finished sessions, by id, are kept in the payload except for whole blocks of this
+    /// many, which go into the month's chunk: a busy day's payload stays small, and only every
+    /// 32nd session finished pays for rewriting a chunk.
+    static let inlineBlock = 32
+    /// The UTC day whose finished sessions the newest recorded payload holds itself (nil: none
+    /// known); the ids of that day's sessions its month's chunk holds instead (nil: not known);
+    /// the first id held inline; and the inline sessions serialized, kept while they do not change.
+    private var inlineDay: String?
+    private var chunkedOfInlineDay: [Int64]?
+    private var firstInlineID = Int64.max
+    private var inlineCache: String?
     /// Which chunks each kept snapshot refers to, and how many kept snapshots refer to each chunk:
     /// loaded when first needed for pruning, then kept up to date change by change.
     private var chunkUse: ChunkUse?
@@ -58,6 +73,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         var previousChunks: [String: SnapshotFormat.ChunkReference]
         var previousEntries: [Entry]
         var previousNeedsFullRecord: Bool
+        var previousInlineDay: String?
         var writtenFiles: [String]
         var renamed: (from: String, to: String)?
     }
@@ -83,6 +99,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         let year = String(month.prefix(4))
         return year < String(CivilDate.utcMonthKey(clock.now()).prefix(4)) ? year : month
     }
+
+    func period(ofDay day: String) -> String { period(ofMonth: String(day.prefix(7))) }
 
     /// True when `period` is a month whose year is kept as one chunk already: only possible when
     /// the clock went back across a year end.
@@ -140,7 +158,24 @@ public final class SnapshotKeeper: ChangeRecorder {
                   Files.kind(directory + "/" + SnapshotKeeper.chunkName(hash)) == .regular else { return }
             table[period] = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: Int(count))
         }
+        // The day the payload kept in itself (all its sessions began that day), so that the
+        // first change of another day moves them into their month's chunk.
+        let inline = header.payload["sessions"]?.arrayValue ?? []
+        guard let firstStart = inline.first?["start"]?.intValue else {
+            chunks = table
+            inlineDay = nil
+            chunkedOfInlineDay = nil
+            inlineCache = nil
+            needsFullRecord = false
+            prepareFiles()
+            return
+        }
+        let day = CivilDate.utcDayKey(firstStart)
+        guard inline.allSatisfy({ $0["start"]?.intValue.map(CivilDate.utcDayKey) == day }) else { return }
         chunks = table
+        inlineDay = day
+        chunkedOfInlineDay = nil
+        inlineCache = nil
         needsFullRecord = false
         prepareFiles()
     }
@@ -155,17 +190,34 @@ public final class SnapshotKeeper: ChangeRecorder {
 
     // MARK: ChangeRecorder
 
-    public func recordState(of store: Store, changedMonths: Set<String>) throws {
+    public func recordState(of store: Store, changedDays: Set<String>) throws {
         tidyUp()
         var state = Pending(previousChunks: chunks, previousEntries: entries, previousNeedsFullRecord: needsFullRecord,
-                            writtenFiles: [], renamed: nil)
+                            previousInlineDay: inlineDay, writtenFiles: [], renamed: nil)
         pending = state
-        var periods = Set(changedMonths.map(period(ofMonth:)))
+        let today = CivilDate.utcDayKey(clock.now())
+        var periods = Set<String>()
+        for day in changedDays where day != today { periods.insert(period(ofDay: day)) }
+        // Another day (or the first change since start): the day kept inline goes into its chunk.
+        if inlineDay != today, let previous = inlineDay { periods.insert(period(ofDay: previous)) }
         if needsFullRecord || periods.contains(where: overlapsAnotherKind) {
             // Everything anew: at the first change after start without a matching snapshot, or when
             // the clock went back across a year end so that months and their year would overlap.
             periods = Set(try store.monthsWithCompletedSessions().map(period(ofMonth:)))
             chunks.removeAll()
+            inlineCache = nil
+        }
+        if inlineCache == nil || inlineDay != today || changedDays.contains(today) {
+            // Which of today's sessions are inline: all but the whole blocks. The month's chunk
+            // is rewritten only when the sessions it holds of today change.
+            let ids = try store.completedSessionIDs(inPeriod: today)
+            let blocks = ids.count / SnapshotKeeper.inlineBlock * SnapshotKeeper.inlineBlock
+            let chunked = Array(ids.prefix(blocks))
+            if inlineDay != today || chunked != chunkedOfInlineDay { periods.insert(period(ofDay: today)) }
+            firstInlineID = blocks < ids.count ? ids[blocks] : Int64.max
+            inlineCache = SnapshotFormat.sessionList(try store.completedSessions(inPeriod: today, fromID: firstInlineID))
+            inlineDay = today
+            chunkedOfInlineDay = chunked
         }
         if !periods.isEmpty { chunkListCache = nil }
         var wroteAnything = false
@@ -174,7 +226,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             if !period.contains("-") {
                 for key in chunks.keys where key.hasPrefix(period + "-") { chunks[key] = nil }
             }
-            let sessions = try store.completedSessions(inPeriod: period)
+            let sessions = try store.completedSessions(inPeriod: period, leavingOut: (today, firstInlineID))
             if sessions.isEmpty {
                 chunks[period] = nil
                 continue
@@ -196,7 +248,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         let payload = SnapshotFormat.payload(
             categories: try store.categories(), projects: try store.projects(),
             reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-            openSession: try store.openSession(), chunkList: chunkList)
+            openSession: try store.openSession(), chunkList: chunkList, todaysSessions: inlineCache ?? "")
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         let sequence = (entries.last?.sequence ?? 0) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
@@ -252,6 +304,9 @@ public final class SnapshotKeeper: ChangeRecorder {
         for path in undone.writtenFiles { unlink(path) }
         chunks = undone.previousChunks
         chunkListCache = nil
+        inlineDay = undone.previousInlineDay
+        chunkedOfInlineDay = nil
+        inlineCache = nil
         entries = undone.previousEntries
         needsFullRecord = undone.previousNeedsFullRecord
         prepareFiles()

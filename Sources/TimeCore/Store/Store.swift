@@ -6,7 +6,8 @@ public final class Store {
     public let database: SQLiteDatabase
     /// Months ("YYYY-MM", UTC, by session start) whose completed sessions changed in the
     /// current transaction: the snapshot rewrites only these.
-    private(set) var changedMonths: Set<String> = []
+    /// UTC days ("YYYY-MM-DD") of the starts of finished sessions the current transaction touched.
+    private(set) var changedDays: Set<String> = []
 
     /// Opens an existing store (or creates one) and brings it to the current schema.
     /// Throws `StoreOpenError` when the file is not a usable store; it is then left as it was.
@@ -61,17 +62,17 @@ public final class Store {
     // MARK: Transactions
 
     func begin() throws {
-        changedMonths.removeAll()
+        changedDays.removeAll()
         try database.execute("BEGIN IMMEDIATE")
     }
     func commit() throws { try database.execute("COMMIT") }
     func rollback() {
         try? database.execute("ROLLBACK")
-        changedMonths.removeAll()
+        changedDays.removeAll()
     }
 
     func markChanged(_ session: WorkSession) {
-        if !session.isOpen { changedMonths.insert(CivilDate.utcMonthKey(session.start)) }
+        if !session.isOpen { changedDays.insert(CivilDate.utcDayKey(session.start)) }
     }
 
     private var knownLongestSpan: Int64?
@@ -208,11 +209,29 @@ public final class Store {
         return found
     }
 
-    /// Completed sessions that began in a UTC period ("YYYY" or "YYYY-MM"), by id: one snapshot chunk.
-    func completedSessions(inPeriod period: String) throws -> [WorkSession] {
+    /// Completed sessions that began in a UTC period ("YYYY", "YYYY-MM" or "YYYY-MM-DD"), by id,
+    /// from `firstID` on; with `leavingOut`, without those that began on that day from that id
+    /// on (a snapshot keeps them itself). One snapshot chunk.
+    func completedSessions(inPeriod period: String, fromID firstID: Int64 = .min,
+                           leavingOut inline: (day: String, firstID: Int64)? = nil) throws -> [WorkSession] {
         let (start, end) = Store.periodBounds(period)
-        return try sessions(where: "start >= ? AND start < ? AND end IS NOT NULL", [.integer(start), .integer(end)])
-            .sorted { $0.id < $1.id }
+        var condition = "start >= ? AND start < ? AND end IS NOT NULL AND id >= ?"
+        var values: [SQLValue] = [.integer(start), .integer(end), .integer(firstID)]
+        if let inline {
+            let (dayStart, dayEnd) = Store.periodBounds(inline.day)
+            if dayStart < end && dayEnd > start {
+                condition += " AND NOT (start >= ? AND start < ? AND id >= ?)"
+                values += [.integer(dayStart), .integer(dayEnd), .integer(inline.firstID)]
+            }
+        }
+        return try sessions(where: condition, values).sorted { $0.id < $1.id }
+    }
+
+    /// The ids of the completed sessions that began in a UTC period, in order.
+    func completedSessionIDs(inPeriod period: String) throws -> [Int64] {
+        let (start, end) = Store.periodBounds(period)
+        return try database.query("SELECT id FROM sessions WHERE start >= ? AND start < ? AND end IS NOT NULL ORDER BY id",
+                                  .integer(start), .integer(end)) { $0.int(0) }
     }
 
     public func allSessions() throws -> [WorkSession] {
@@ -226,10 +245,14 @@ public final class Store {
         return Array(Set(starts.map { CivilDate.utcMonthKey($0 * 86400) })).sorted()
     }
 
-    /// The UTC instants where a period ("YYYY" or "YYYY-MM") begins and ends.
+    /// The UTC instants where a period ("YYYY", "YYYY-MM" or "YYYY-MM-DD") begins and ends.
     static func periodBounds(_ period: String) -> (Int64, Int64) {
         let parts = period.split(separator: "-")
         let year = Int(parts[0])!
+        if parts.count == 3, let month = Int(parts[1]), let day = Int(parts[2]) {
+            let first = Int64(CivilDate(year: year, month: month, day: day).dayNumber) * 86400
+            return (first, first + 86400)
+        }
         guard parts.count == 2, let month = Int(parts[1]) else {
             return (Int64(CivilDate(year: year, month: 1, day: 1).dayNumber) * 86400,
                     Int64(CivilDate(year: year + 1, month: 1, day: 1).dayNumber) * 86400)
