@@ -300,6 +300,72 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertEqual(try newestState(reopened), try DataState(store: reopened.tracker.store))
     }
 
+    /// Random changes with a clock that jumps by minutes to months, forwards and back across a
+    /// year end, with restarts: after every change the newest snapshot is exactly the store's state.
+    func testRandomChangesWithAJumpingClockAlwaysLeaveAnExactSnapshot() throws {
+        clock.time = 1_798_675_200 - 3 * 86400      // 2026-12-28 00:00 UTC
+        var generator = SystemRandomNumberGenerator()
+        var seed = UInt64.random(in: 1...UInt64.max, using: &generator)
+        if let text = getenv("TIME_SAFETY_SEED").map({ String(cString: $0) }), let value = UInt64(text) { seed = value }
+        print("DataSafetyTests: random changes with seed \(seed) (replay with TIME_SAFETY_SEED=\(seed))")
+        var state = seed
+        func next(_ bound: Int) -> Int {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return Int(state % UInt64(bound))
+        }
+        var home: DataHome? = try open()
+        try home!.tracker.createProject(name: "Writing", color: "", category: "")
+        try home!.tracker.createProject(name: "Reading", color: "", category: "")
+        var sessionIDs: [SessionID] = []
+        for step in 0..<1200 {
+            // Now and then a change fails part way (the disk is full): it must leave no trace.
+            let failing = next(25) == 0
+            Files.injectedWriteFailure = failing ? ENOSPC : nil
+            defer { Files.injectedWriteFailure = nil }
+            // Not held across a restart: the old tracker goes with its folder's lock.
+            var tracker: Tracker { home!.tracker }
+            switch next(16) {
+            case 0: try? tracker.startProject(next(2) == 0 ? "Writing" : "Reading")
+            case 1: try? tracker.pause()
+            case 2: try? tracker.resume()
+            case 3, 4: try? tracker.stop()
+            case 5, 6:
+                // Today, earlier today, days or months back, or tomorrow.
+                let offset = [-600, -3 * 3600, -2 * 86400, -40 * 86400, -400 * 86400, 86400][next(6)]
+                if let id = try? tracker.addSession(project: Int64(1 + next(2)), start: clock.time + Int64(offset), duration: "10m", note: "") {
+                    sessionIDs.append(id)
+                }
+            case 7 where !sessionIDs.isEmpty:
+                let moved = clock.time + Int64([-86400, -3600, -35 * 86400, 0][next(4)])
+                try? tracker.editSession(id: sessionIDs[next(sessionIDs.count)], changes: SessionChanges(start: moved))
+            case 8 where !sessionIDs.isEmpty:
+                try? tracker.deleteSession(id: sessionIDs.remove(at: next(sessionIDs.count)))
+            case 9 where !sessionIDs.isEmpty:
+                try? tracker.setNote(session: sessionIDs[next(sessionIDs.count)], note: "note \(step)")
+            case 10: try? tracker.updateProject(id: 1, changes: ProjectChanges(name: "Writing \(step)"))
+            case 11: try? tracker.addNote("line \(step)")
+            case 12:
+                // The clock jumps: minutes, hours, a day, a month, forwards or back.
+                clock.time += Int64([60, 3600, 86400, -86400, -3600, 31 * 86400, -31 * 86400][next(7)])
+            case 13 where next(8) == 0 && !failing:
+                home = nil                                  // a restart, maybe on another day
+                clock.time += Int64(next(2) * 86400)
+                home = try open()
+            default:
+                clock.time += Int64(next(600))
+            }
+            if next(3) == 0 { home!.tracker.tidyUp() }
+            let stored = try DataState(store: home!.tracker.store)
+            guard let keeper = home!.keeper, let newest = keeper.entries.last else { continue }
+            let snapshot = try keeper.state(of: newest)
+            XCTAssertEqual(snapshot.differences(from: stored), [], "step \(step), seed \(seed)")
+            XCTAssertEqual(snapshot, stored, "step \(step), seed \(seed)")
+            if snapshot != stored { break }
+        }
+        home!.tracker.tidyUp()
+        XCTAssertEqual(folder.states().count, SnapshotKeeper.keptStates)
+    }
+
     /// Months of the current year become one year chunk once the year is over, and a clock that
     /// goes back across the year end still leaves every snapshot a complete state.
     func testChunksFollowTheYearEndInBothDirections() throws {
@@ -322,6 +388,16 @@ final class DataSafetyTests: XCTestCase {
 
         clock.time -= 2 * 86400                       // back to 2026-12-31
         try home.tracker.setNote(session: 1, note: "november, edited after the clock went back")
+        XCTAssertEqual(try periods(), ["2026-11", "2026-12"])
+        XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
+
+        // The same with a change that touches no finished session: only the new day's month is
+        // rewritten, and it must not overlap the year chunk.
+        clock.time += 2 * 86400                       // 2027-01-02
+        try home.tracker.setNote(session: 2, note: "december, edited in January again")
+        XCTAssertEqual(try periods(), ["2026"])
+        clock.time -= 2 * 86400                       // back to 2026-12-31
+        try home.tracker.setReminderMinutes(20)
         XCTAssertEqual(try periods(), ["2026-11", "2026-12"])
         XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
     }

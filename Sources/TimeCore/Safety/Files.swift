@@ -47,10 +47,14 @@ public final class PreparedFile {
     }
 
     deinit {
-        if descriptor >= 0 {
-            close(descriptor)
+        guard descriptor >= 0 else { return }
+        // Removed only while the name is still this file: another keeper of the folder may have
+        // made its own file under the same name since.
+        var mine = stat(), named = stat()
+        if fstat(descriptor, &mine) == 0, lstat(path, &named) == 0, mine.st_dev == named.st_dev, mine.st_ino == named.st_ino {
             unlink(path)
         }
+        close(descriptor)
     }
 }
 

@@ -191,6 +191,17 @@ public final class SnapshotKeeper: ChangeRecorder {
     // MARK: ChangeRecorder
 
     public func recordState(of store: Store, changedDays: Set<String>) throws {
+        do {
+            try record(store, changedDays: changedDays)
+        } catch {
+            // Half a record must not stay behind: the chunk table, the day kept inline and any
+            // file written go back to what the last recorded state had.
+            changeAbandoned()
+            throw error
+        }
+    }
+
+    private func record(_ store: Store, changedDays: Set<String>) throws {
         tidyUp()
         var state = Pending(previousChunks: chunks, previousEntries: entries, previousNeedsFullRecord: needsFullRecord,
                             previousInlineDay: inlineDay, writtenFiles: [], renamed: nil)
@@ -200,13 +211,6 @@ public final class SnapshotKeeper: ChangeRecorder {
         for day in changedDays where day != today { periods.insert(period(ofDay: day)) }
         // Another day (or the first change since start): the day kept inline goes into its chunk.
         if inlineDay != today, let previous = inlineDay { periods.insert(period(ofDay: previous)) }
-        if needsFullRecord || periods.contains(where: overlapsAnotherKind) {
-            // Everything anew: at the first change after start without a matching snapshot, or when
-            // the clock went back across a year end so that months and their year would overlap.
-            periods = Set(try store.monthsWithCompletedSessions().map(period(ofMonth:)))
-            chunks.removeAll()
-            inlineCache = nil
-        }
         if inlineCache == nil || inlineDay != today || changedDays.contains(today) {
             // Which of today's sessions are inline: all but the whole blocks. The month's chunk
             // is rewritten only when the sessions it holds of today change.
@@ -218,6 +222,13 @@ public final class SnapshotKeeper: ChangeRecorder {
             inlineCache = SnapshotFormat.sessionList(try store.completedSessions(inPeriod: today, fromID: firstInlineID))
             inlineDay = today
             chunkedOfInlineDay = chunked
+        }
+        // Only now are all the periods known (today's may have joined them).
+        if needsFullRecord || periods.contains(where: overlapsAnotherKind) {
+            // Everything anew: at the first change after start without a matching snapshot, or when
+            // the clock went back across a year end so that months and their year would overlap.
+            periods = Set(try store.monthsWithCompletedSessions().map(period(ofMonth:)))
+            chunks.removeAll()
         }
         if !periods.isEmpty { chunkListCache = nil }
         var wroteAnything = false
