@@ -337,13 +337,21 @@ final class DataSafetyTests: XCTestCase {
                 }
             case 7 where !sessionIDs.isEmpty:
                 let moved = clock.time + Int64([-86400, -3600, -35 * 86400, 0][next(4)])
-                try? tracker.editSession(id: sessionIDs[next(sessionIDs.count)], changes: SessionChanges(start: moved))
+                let changes = next(2) == 0 ? SessionChanges(start: moved) : SessionChanges(projectID: Int64(1 + next(2)), note: "edit \(step)")
+                try? tracker.editSession(id: sessionIDs[next(sessionIDs.count)], changes: changes)
             case 8 where !sessionIDs.isEmpty:
                 try? tracker.deleteSession(id: sessionIDs.remove(at: next(sessionIDs.count)))
             case 9 where !sessionIDs.isEmpty:
                 try? tracker.setNote(session: sessionIDs[next(sessionIDs.count)], note: "note \(step)")
             case 10: try? tracker.updateProject(id: 1, changes: ProjectChanges(name: "Writing \(step)"))
             case 11: try? tracker.addNote("line \(step)")
+            case 14 where next(3) == 0:
+                // A busy stretch: enough sessions today to fill blocks of 32 (each its own change).
+                for minute in 0..<12 {
+                    if let id = try? tracker.addSession(project: 1, start: clock.time - Int64(7200 + minute * 60), duration: "30s", note: "") {
+                        sessionIDs.append(id)
+                    }
+                }
             case 12:
                 // The clock jumps: minutes, hours, a day, a month, forwards or back.
                 clock.time += Int64([60, 3600, 86400, -86400, -3600, 31 * 86400, -31 * 86400][next(7)])

@@ -33,7 +33,9 @@ public final class PreparedFile {
     /// creating another (on ext4 both are slow, and a new inode is searched for among recently
     /// deleted ones). True when `old` is gone, whether it was taken or not.
     public func recycle(_ old: String) -> Bool {
-        guard descriptor < 0 else { return false }
+        // A file with another name too (a hard link, as some backups make) keeps its bytes.
+        var info = stat()
+        guard descriptor < 0, lstat(old, &info) == 0, info.st_nlink == 1 else { return false }
         guard rename(old, path) == 0 else { return false }
         descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
         if descriptor < 0 { unlink(path) }

@@ -217,11 +217,18 @@ public final class SnapshotKeeper: ChangeRecorder {
             let ids = try store.completedSessionIDs(inPeriod: today)
             let blocks = ids.count / SnapshotKeeper.inlineBlock * SnapshotKeeper.inlineBlock
             let chunked = Array(ids.prefix(blocks))
-            if inlineDay != today || chunked != chunkedOfInlineDay { periods.insert(period(ofDay: today)) }
+            if inlineDay != today || chunked != chunkedOfInlineDay || !store.changedSessionIDs.isDisjoint(with: chunked) {
+                periods.insert(period(ofDay: today))
+            }
             firstInlineID = blocks < ids.count ? ids[blocks] : Int64.max
             inlineCache = SnapshotFormat.sessionList(try store.completedSessions(inPeriod: today, fromID: firstInlineID))
             inlineDay = today
             chunkedOfInlineDay = chunked
+        }
+        // Months of a year that is over go into that year's chunk, whenever the keeper notices
+        // (running through the year end or started after it): the layout follows the clock alone.
+        for key in chunks.keys where key.contains("-") && period(ofMonth: key) != key {
+            periods.insert(period(ofMonth: key))
         }
         // Only now are all the periods known (today's may have joined them).
         if needsFullRecord || periods.contains(where: overlapsAnotherKind) {
@@ -229,6 +236,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             // the clock went back across a year end so that months and their year would overlap.
             periods = Set(try store.monthsWithCompletedSessions().map(period(ofMonth:)))
             chunks.removeAll()
+            chunkListCache = nil
         }
         if !periods.isEmpty { chunkListCache = nil }
         var wroteAnything = false
@@ -246,9 +254,10 @@ public final class SnapshotKeeper: ChangeRecorder {
             let hash = SHA256.hex(bytes)
             let path = directory + "/" + SnapshotKeeper.chunkName(hash)
             if Files.kind(path) != .regular || (try? Files.read(path)).map(SHA256.hex) != hash {
-                try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextChunkFile)
+                // Listed first: a write that fails after its rename (the read-back) is removed too.
                 state.writtenFiles.append(path)
                 pending = state
+                try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextChunkFile)
                 wroteAnything = true
             }
             chunks[period] = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: sessions.count)
@@ -266,7 +275,8 @@ public final class SnapshotKeeper: ChangeRecorder {
 
         if entries.last?.stateHash == stateHash {
             // The newest kept snapshot already holds this state: nothing new is written.
-        } else if let index = entries.firstIndex(where: { $0.stateHash == stateHash }) {
+        } else if let index = entries.lastIndex(where: { $0.stateHash == stateHash }),
+                  (try? SnapshotFormat.read(Files.read(entries[index].path)))?.stateHash == stateHash {
             // An older kept snapshot holds this state: it becomes the newest, by name only.
             let old = entries.remove(at: index)
             try Files.move(old.path, to: path)
@@ -275,9 +285,10 @@ public final class SnapshotKeeper: ChangeRecorder {
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
             wroteAnything = true
         } else {
-            try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextSnapshotFile)
+            // (Also when the kept file of this state no longer verifies: the new one is newer.)
             state.writtenFiles.append(path)
             pending = state
+            try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextSnapshotFile)
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
             wroteAnything = true
         }

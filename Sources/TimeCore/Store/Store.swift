@@ -8,6 +8,8 @@ public final class Store {
     /// current transaction: the snapshot rewrites only these.
     /// UTC days ("YYYY-MM-DD") of the starts of finished sessions the current transaction touched.
     private(set) var changedDays: Set<String> = []
+    /// Ids of the finished sessions the current transaction touched (before and after a change).
+    private(set) var changedSessionIDs: Set<SessionID> = []
 
     /// Opens an existing store (or creates one) and brings it to the current schema.
     /// Throws `StoreOpenError` when the file is not a usable store; it is then left as it was.
@@ -63,16 +65,20 @@ public final class Store {
 
     func begin() throws {
         changedDays.removeAll()
+        changedSessionIDs.removeAll()
         try database.execute("BEGIN IMMEDIATE")
     }
     func commit() throws { try database.execute("COMMIT") }
     func rollback() {
         try? database.execute("ROLLBACK")
         changedDays.removeAll()
+        changedSessionIDs.removeAll()
     }
 
     func markChanged(_ session: WorkSession) {
-        if !session.isOpen { changedDays.insert(CivilDate.utcDayKey(session.start)) }
+        guard !session.isOpen else { return }
+        changedDays.insert(CivilDate.utcDayKey(session.start))
+        changedSessionIDs.insert(session.id)
     }
 
     private var knownLongestSpan: Int64?
