@@ -282,8 +282,31 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try complete("timectl", "status", "--"), ["--format", "--json", "--help"])
     }
 
-    /// The fish completion, with project names from the agent; the zsh one is checked by zsh's
-    /// parser (driving zsh's completion system needs an interactive terminal).
+    /// Completes a command line in a real interactive zsh, run in a pseudo-terminal by zsh's own
+    /// zpty module, and prints the candidates its completion system offers, one per line.
+    static let zshCompletionDriver = #"""
+    zmodload zsh/zpty || exit 2
+    dir=$1 line=$2
+    export TERM=xterm
+    # Seen when the line editor starts reading a line (it turns bracketed paste on); input typed
+    # before that would be read as typeahead and not completed.
+    editing=$'\e''\[\?2004h*'
+    zpty t zsh -f -i
+    zpty -w t "PS1='' RPROMPT=''; fpath=(${(q)dir} \$fpath); autoload -Uz compinit; compinit -u -D"
+    # Every candidate goes through compadd: report it, then add it as asked.
+    zpty -w t 'compadd() { local -a found; builtin compadd -O found "$@"; (( $#found )) && print -rl -- "${(@)found/#/MATCH:}"; builtin compadd "$@"; }'
+    zpty -w t "zstyle ':completion:*' list-prompt ''; zstyle ':completion:*' menu no"
+    zpty -w t "print -r -- RE''ADY"
+    zpty -r -m t out "*READY*$editing" || exit 3
+    # TAB completes; Ctrl-U clears the line (no signal); the marker ends the output.
+    zpty -w -n t "$line"$'\t'$'\x15'
+    zpty -w t "print -r -- DO''NE"
+    zpty -r -m t out "*DONE*" || exit 4
+    print -r -- "$out" | tr -d '\r' | grep -ao 'MATCH:.*' | sed 's/^MATCH://' | sort -u
+    zpty -d t
+    """#
+
+    /// The fish and zsh completions, each driven by its shell, with project names from the agent.
     func testFishAndZshCompletions() throws {
         let bus = try TestBus()
         defer { bus.stop() }
@@ -307,11 +330,21 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try fish("timectl start ").sorted(), ["Garden", "Writing", "Writing book"])
         XCTAssertEqual(try fish("timectl watch --format ").sorted(), ["json", "plain", "waybar"])
 
-        let zsh = try Command.run("zsh", ["-n", completions + "/_timectl"], exactEnvironment: environment, timeout: 20)
-        XCTAssertEqual(zsh.status, 0, zsh.stderr)
-        let header = try String(contentsOfFile: completions + "/_timectl", encoding: .utf8)
-        XCTAssertTrue(header.hasPrefix("#compdef timectl"), "zsh finds the function by its #compdef line")
-        XCTAssertTrue(header.contains("projects --names"), "zsh completes project names from the agent")
+        let syntax = try Command.run("zsh", ["-n", completions + "/_timectl"], exactEnvironment: environment, timeout: 20)
+        XCTAssertEqual(syntax.status, 0, syntax.stderr)
+        let driver = NSTemporaryDirectory() + "/timectl-zsh-complete-\(getpid()).zsh"
+        try Self.zshCompletionDriver.write(toFile: driver, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: driver) }
+        func zsh(_ line: String) throws -> [String] {
+            let result = try Command.run("zsh", ["-f", driver, completions, line], exactEnvironment: environment, timeout: 30)
+            XCTAssertEqual(result.status, 0, "zsh completing \(line): \(result.stderr)")
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        XCTAssertEqual(try zsh("timectl st"), ["start", "status", "stop"])
+        XCTAssertEqual(try zsh("timectl start "), ["Garden", "Writing", "Writing book"])
+        XCTAssertEqual(try zsh("timectl projects ed"), ["edit"])
+        XCTAssertEqual(try zsh("timectl watch --format "), ["json", "plain", "waybar"])
+        XCTAssertEqual(try zsh("timectl status --"), ["--format", "--help", "--json"])
     }
 }
 
