@@ -2,13 +2,14 @@ import Glibc
 import XCTest
 @testable import TimeCore
 
-private final class SafetyClock: Clock {
+/// A clock the data-safety tests set by hand.
+final class SafetyClock: Clock {
     var time: Int64 = 1_795_000_000
     func now() -> Int64 { time }
 }
 
 /// A data folder for one test.
-private final class Folder {
+final class Folder {
     let path: String
     init() {
         var template = Array("/tmp/time-safety-XXXXXX".utf8CString)

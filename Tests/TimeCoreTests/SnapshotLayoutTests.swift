@@ -2,33 +2,15 @@ import Glibc
 import XCTest
 @testable import TimeCore
 
-private final class LayoutClock: Clock {
-    var time: Int64 = 1_795_000_000
-    func now() -> Int64 { time }
-}
-
-/// A data folder for one test (as in DataSafetyTests).
-private final class LayoutFolder {
-    let path: String
-    init() {
-        var template = Array("/tmp/time-layout-XXXXXX".utf8CString)
-        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) } + "/data"
-    }
-    var snapshots: String { path + "/snapshots" }
-    func states() -> [String] { Files.list(snapshots).filter { $0.hasPrefix("state-") } }
-    func chunks() -> [String] { Files.list(snapshots).filter { $0.hasPrefix("chunk-") } }
-    func remove() { Files.remove(Files.directoryName(path)) }
-}
-
 /// Where the snapshots keep each session (chunks per period, today's inline) in the sequences
 /// that are easy to get wrong: every snapshot must be exactly the store's state, and equal states
 /// on a day must make equal payloads.
 final class SnapshotLayoutTests: XCTestCase {
-    private var folders: [LayoutFolder] = []
-    private var clock: LayoutClock!
+    private var folders: [Folder] = []
+    private var clock: SafetyClock!
 
     override func setUp() {
-        clock = LayoutClock()
+        clock = SafetyClock()
         Files.injectedWriteFailure = nil
     }
 
@@ -37,19 +19,19 @@ final class SnapshotLayoutTests: XCTestCase {
         for folder in folders { folder.remove() }
     }
 
-    private func makeFolder() -> LayoutFolder {
-        let folder = LayoutFolder()
+    private func makeFolder() -> Folder {
+        let folder = Folder()
         folders.append(folder)
         return folder
     }
 
-    private func open(_ folder: LayoutFolder) throws -> DataHome { try DataHome(directory: folder.path, clock: clock) }
+    private func open(_ folder: Folder) throws -> DataHome { try DataHome(directory: folder.path, clock: clock) }
 
     private func newestState(_ home: DataHome) throws -> DataState {
         try XCTUnwrap(home.keeper).state(of: XCTUnwrap(home.keeper?.entries.last))
     }
 
-    private func periods(_ folder: LayoutFolder) throws -> [String] {
+    private func periods(_ folder: Folder) throws -> [String] {
         let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + folder.states().last!))
         return try XCTUnwrap(header.payload["chunks"]?.arrayValue).compactMap { $0["period"]?.stringValue }
     }

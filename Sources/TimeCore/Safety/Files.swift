@@ -171,6 +171,14 @@ public enum Files {
             }
         }
         if failure == nil && ftruncate(fd, off_t(bytes.count)) != 0 { failure = FileError("truncate", temporary) }
+        try settle(fd, temporary, as: path, failure: failure, syncFolder: syncFolder)
+        guard same(try read(path), bytes) else { throw FileError("verify", path, code: EIO) }
+    }
+
+    /// The end of a durable write: fsync and close the temporary file, rename it over `path`
+    /// and fsync the folder; on any failure (also one before) the temporary file is removed.
+    private static func settle(_ fd: Int32, _ temporary: String, as path: String, failure: FileError?, syncFolder: Bool) throws {
+        var failure = failure
         if failure == nil && fsync(fd) != 0 { failure = FileError("flush to disk", temporary) }
         if close(fd) != 0 && failure == nil { failure = FileError("close", temporary) }
         if let failure {
@@ -183,7 +191,6 @@ public enum Files {
             throw error
         }
         if syncFolder { try syncDirectory(of: path) }
-        guard same(try read(path), bytes) else { throw FileError("verify", path, code: EIO) }
     }
 
     /// Copies a file durably: into a temporary file by the kernel (sendfile, so an 11 MB store
@@ -199,20 +206,9 @@ public enum Files {
         let temporary = destination + ".tmp"
         let output = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard output >= 0 else { throw FileError("create", temporary) }
-        var failure = copyContents(from: input, to: output, count: Int(info.st_size))
+        let failure = copyContents(from: input, to: output, count: Int(info.st_size))
             .map { FileError("copy \(source) to", temporary, code: $0) }
-        if failure == nil && fsync(output) != 0 { failure = FileError("flush to disk", temporary) }
-        if close(output) != 0 && failure == nil { failure = FileError("close", temporary) }
-        if let failure {
-            unlink(temporary)
-            throw failure
-        }
-        guard rename(temporary, destination) == 0 else {
-            let error = FileError("rename", temporary)
-            unlink(temporary)
-            throw error
-        }
-        if syncFolder { try syncDirectory(of: destination) }
+        try settle(output, temporary, as: destination, failure: failure, syncFolder: syncFolder)
         guard sameContents(source, destination) else { throw FileError("verify", destination, code: EIO) }
     }
 
