@@ -253,11 +253,15 @@ public final class SnapshotKeeper: ChangeRecorder {
             let bytes = SnapshotFormat.chunk(period: period, sessions: sessions)
             let hash = SHA256.hex(bytes)
             let path = directory + "/" + SnapshotKeeper.chunkName(hash)
-            if Files.kind(path) != .regular || (try? Files.read(path)).map(SHA256.hex) != hash {
-                // Listed first: a write that fails after its rename (the read-back) is removed too.
-                state.writtenFiles.append(path)
+            let existed = Files.kind(path) == .regular
+            if !existed || (try? Files.read(path)).map(SHA256.hex) != hash {
+                // A new file is listed first, so that a write failing after its rename (the
+                // read-back) is removed too; a damaged one being replaced only once it is.
+                if !existed { state.writtenFiles.append(path) }
                 pending = state
                 try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextChunkFile)
+                if existed { state.writtenFiles.append(path) }
+                pending = state
                 wroteAnything = true
             }
             chunks[period] = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: sessions.count)
