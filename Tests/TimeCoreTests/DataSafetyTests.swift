@@ -371,6 +371,9 @@ final class DataSafetyTests: XCTestCase {
             XCTAssertEqual(snapshot, stored, "step \(step), seed \(seed)")
             if snapshot != stored { break }
         }
+        // A restart right after a change (before its tidy-up) may find 21 files; the next change
+        // and its tidy-up bring them back to 20.
+        try home!.tracker.setReminderMinutes(home!.tracker.reminderMinutes == 45 ? 50 : 45)
         home!.tracker.tidyUp()
         XCTAssertEqual(folder.states().count, SnapshotKeeper.keptStates)
     }
