@@ -20,12 +20,14 @@ let package = Package(
 
         // One JSON value (writer and reader) for TimeCore's snapshots and timectl's output.
         .target(name: "TimeJSON"),
+        // The version of Time, in one place (see the file for who reads it).
+        .target(name: "TimeVersion"),
         .target(name: "TimeCore", dependencies: ["TimeJSON", "CSQLite", "CGLib"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "CGLib"]),
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
-        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "CGLib"]),
+        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "CGLib", "TimeVersion"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
-        .executableTarget(name: "timectl", dependencies: ["DBusKit", "TimeJSON", "CGLib"]),
+        .executableTarget(name: "timectl", dependencies: ["DBusKit", "TimeJSON", "CGLib", "TimeVersion"]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
         .executableTarget(name: "time-bench", dependencies: ["TimeCore", "DBusKit"]),
 

@@ -3,6 +3,8 @@
 
 # Debian packages for building, and the extra ones the tests drive for real.
 BUILD_PACKAGES="pkg-config libdbus-1-dev libglib2.0-dev libnotify-dev libsqlite3-dev"
+# Building the Debian package and checking it (scripts/package-deb.sh, scripts/test-deb.sh).
+DEB_PACKAGES="debhelper dpkg-dev lintian man-db"
 TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps zsh fish"
 
 say() { printf '%s\n' "$*" >&2; }

@@ -1,5 +1,6 @@
 import DBusKit
 import TimeCore
+import TimeVersion
 
 /// Names fixed by the D-Bus contract (shared/dbus-interface.md).
 public enum Contract {
@@ -7,7 +8,7 @@ public enum Contract {
     public static let objectPath = "/io/github/timetracker/Time1"
     public static let interface = "io.github.timetracker.Time1"
     public static let errorPrefix = "io.github.timetracker.Time1.Error."
-    public static let version = "0.3.0"
+    public static let version = TimeVersion.string
     public static let desktopEntry = "io.github.timetracker.Time"
 }
 

@@ -1,6 +1,8 @@
+import TimeVersion
+
 /// The root command.
 struct Timectl: ParsableCommand {
-    static let version = "0.3.0"
+    static let version = TimeVersion.string
 
     static let configuration = CommandConfiguration(
         name: "timectl",

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Builds the Debian package once, checks it with lintian (any error or warning fails), then, as
+# root, installs it with apt-get, lets a private session bus that uses the standard service
+# folders start the installed agent, drives it with /usr/bin/timectl, removes the package (the
+# user's data folder must stay byte for byte as it was), reinstalls it (the data is there), and
+# finally purges it so the machine is left as it was.
+#   scripts/test-deb.sh     (run by scripts/test.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+ensure_swift
+# shellcheck disable=SC2086
+ensure_packages $BUILD_PACKAGES $DEB_PACKAGES dbus-daemon dbus-bin
+
+output="${TIME_TEST_OUTPUT:-$PWD/.build/test-output}"
+mkdir -p "$output"
+tmp="$(mktemp -d /tmp/time-deb.XXXXXX)"
+bus_pid=""
+installed_by_us=no
+fail() { say "package check failed: $*"; exit 1; }
+
+stop_bus() {
+    [ -n "$bus_pid" ] || return 0
+    local agent
+    agent="$(agent_pid 2>/dev/null || true)"
+    kill "$bus_pid" 2>/dev/null || true
+    bus_pid=""
+    # The agent exits when its bus closes; wait for it so its files are settled.
+    if [ -n "$agent" ]; then
+        for _ in $(seq 100); do kill -0 "$agent" 2>/dev/null || break; sleep 0.1; done
+        kill -0 "$agent" 2>/dev/null && { kill "$agent"; say "the agent outlived its bus"; return 1; }
+    fi
+    return 0
+}
+apt() { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -y "$@"; }
+cleanup() {
+    stop_bus || true
+    if [ "$installed_by_us" = yes ]; then apt purge time-tracker > "$tmp/cleanup.log" 2>&1 || cat "$tmp/cleanup.log" >&2; fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+version="$(scripts/version.sh --check)"
+
+say "-- building the package"
+deb="$(scripts/package-deb.sh)"
+deb="$PWD/$deb"
+[ "$(dpkg-deb -f "$deb" Package)" = time-tracker ] || fail "the package is not called time-tracker"
+[ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "the package's version is not $version"
+depends="$(dpkg-deb -f "$deb" Depends)"
+grep -q 'libdbus-1-3' <<<"$depends" || fail "Depends lacks libdbus-1-3 (dpkg-shlibdeps did not run?): $depends"
+say "package: $(basename "$deb"), $(du -k "$deb" | cut -f1) KiB; Depends: $depends"
+
+say "-- lintian"
+set +e
+lintian --fail-on error,warning --display-info "$deb" > "$output/lintian.txt" 2>&1
+lintian_status=$?
+set -e
+grep -v 'running with root privileges is not recommended' "$output/lintian.txt" >&2 || true
+[ "$lintian_status" -eq 0 ] || fail "lintian reported errors or warnings (above; also in $output/lintian.txt)"
+
+files=(
+    /usr/bin/time-agent
+    /usr/bin/timectl
+    /usr/share/dbus-1/services/io.github.timetracker.Time1.service
+    /usr/share/dbus-1/interfaces/io.github.timetracker.Time1.xml
+    /usr/lib/systemd/user/time-agent.service
+    /usr/share/applications/io.github.timetracker.Time.desktop
+    /usr/share/man/man1/time-agent.1.gz
+    /usr/share/man/man1/timectl.1.gz
+    /usr/share/bash-completion/completions/timectl
+    /usr/share/zsh/vendor-completions/_timectl
+    /usr/share/fish/vendor_completions.d/timectl.fish
+    /usr/share/doc/time-tracker/copyright
+    /usr/share/doc/time-tracker/changelog.gz
+)
+listing="$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\.||')"
+for file in "${files[@]}"; do
+    grep -qx "$file" <<<"$listing" || fail "the package does not contain $file"
+done
+
+if [ "$(id -u)" -ne 0 ]; then
+    say "package check: SKIPPED installing, activating and removing the package: apt-get install needs root (CI runs this as root)"
+    say "package check: built and lintian-clean"
+    exit 0
+fi
+if dpkg-query -W -f='${Status}' time-tracker 2>/dev/null | grep -q "install ok installed"; then
+    fail "time-tracker is already installed on this machine; this test installs and removes it, so remove it first (apt-get purge time-tracker)"
+fi
+
+install_package() {
+    installed_by_us=yes
+    apt install --no-install-recommends "$deb" > "$tmp/apt.log" 2>&1 || { cat "$tmp/apt.log" >&2; fail "apt-get install $deb failed"; }
+    dpkg-query -W -f='${Status}' time-tracker | grep -q "install ok installed" || fail "dpkg does not list time-tracker as installed"
+}
+
+# A private session bus configured with the standard service folders (so it finds the activation
+# file in /usr/share/dbus-1/services), and a user whose home and data folder are fresh.
+home="$tmp/home"
+mkdir -p "$home"
+data="$home/.local/share/time-tracker"
+cat > "$tmp/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir=$tmp</listen>
+  <standard_session_servicedirs/>
+  <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy>
+</busconfig>
+CONF
+as_user() {
+    env -u XDG_DATA_HOME -u XDG_CONFIG_HOME -u XDG_RUNTIME_DIR -u TIME_TRACKER_DATA_DIR -u XDG_DATA_DIRS \
+        HOME="$home" DBUS_SESSION_BUS_ADDRESS="${address:-}" "$@"
+}
+start_bus() {
+    local started
+    started="$(as_user dbus-daemon --config-file="$tmp/bus.conf" --fork --print-address=1 --print-pid=1)"
+    address="$(sed -n 1p <<<"$started")"
+    bus_pid="$(sed -n 2p <<<"$started")"
+}
+agent_pid() {
+    as_user dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.GetConnectionUnixProcessID string:io.github.timetracker.Time1 | awk '{print $2}'
+}
+state() { as_user /usr/bin/timectl status --format json | sed -n 's/.*"state" *: *"\([a-z]*\)".*/\1/p'; }
+
+say "-- apt-get install"
+install_package
+for file in "${files[@]}"; do [ -f "$file" ] || fail "$file was not installed"; done
+[ "$(/usr/bin/time-agent --version)" = "time-agent $version" ] || fail "time-agent --version: $(/usr/bin/time-agent --version)"
+[ "$(/usr/bin/timectl --version)" = "timectl $version" ] || fail "timectl --version: $(/usr/bin/timectl --version)"
+
+say "-- D-Bus activation of /usr/bin/time-agent through the installed service file"
+start_bus
+[ "$(state)" = idle ] || fail "timectl status did not reach an activated, idle agent"
+pid="$(agent_pid)"
+[ "$(readlink "/proc/$pid/exe")" = /usr/bin/time-agent ] || fail "the bus started $(readlink "/proc/$pid/exe"), not /usr/bin/time-agent"
+bus_version="$(as_user dbus-send --session --print-reply=literal --dest=io.github.timetracker.Time1 /io/github/timetracker/Time1 \
+    org.freedesktop.DBus.Properties.Get string:io.github.timetracker.Time1 string:Version | awk '{print $NF}')"
+[ "$bus_version" = "$version" ] || fail "the agent's Version property is $bus_version, not $version"
+
+say "-- /usr/bin/timectl starts, pauses and stops a project"
+as_user /usr/bin/timectl projects add Packaged > /dev/null || fail "timectl projects add failed"
+as_user /usr/bin/timectl start Packaged > /dev/null || fail "timectl start failed"
+[ "$(state)" = running ] || fail "not running after timectl start"
+as_user /usr/bin/timectl status | grep -q Packaged || fail "timectl status does not name the project"
+as_user /usr/bin/timectl pause > /dev/null || fail "timectl pause failed"
+[ "$(state)" = paused ] || fail "not paused after timectl pause"
+as_user /usr/bin/timectl stop > /dev/null || fail "timectl stop failed"
+[ "$(state)" = idle ] || fail "not idle after timectl stop"
+[ -f "$data/time.sqlite" ] || fail "the activated agent did not keep its data in $data"
+
+if grep -rqs '^path-exclude=/usr/share/man' /etc/dpkg/dpkg.cfg.d/; then
+    say "-- man -w: SKIPPED: this machine's dpkg configuration excludes /usr/share/man"
+else
+    say "-- man -w"
+    [ "$(man -w timectl)" = /usr/share/man/man1/timectl.1.gz ] || fail "man -w timectl: $(man -w timectl 2>&1)"
+    [ "$(man -w time-agent)" = /usr/share/man/man1/time-agent.1.gz ] || fail "man -w time-agent: $(man -w time-agent 2>&1)"
+fi
+
+stop_bus || fail "the agent did not exit when its bus closed"
+fingerprint() { # every entry of the data folder: path, type, mode, size, mtime, and the bytes' SHA-256
+    (cd "$data" && find . -printf '%p %y %m %s %T@\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+}
+fingerprint > "$tmp/before"
+
+say "-- apt-get remove"
+apt remove time-tracker > "$tmp/apt.log" 2>&1 || { cat "$tmp/apt.log" >&2; fail "apt-get remove failed"; }
+for file in "${files[@]}"; do [ ! -e "$file" ] || fail "apt-get remove left $file"; done
+fingerprint > "$tmp/after"
+diff "$tmp/before" "$tmp/after" >&2 || fail "apt-get remove changed the user's data folder (differences above)"
+
+say "-- reinstall: the data is there"
+install_package
+start_bus
+as_user /usr/bin/timectl sessions --json > "$tmp/sessions.json" || fail "timectl sessions failed after reinstalling"
+grep -q '"Packaged"' "$tmp/sessions.json" || fail "the session tracked before removal is missing after reinstalling"
+stop_bus || fail "the agent did not exit when its bus closed"
+
+say "-- apt-get purge: leaving the machine as it was"
+apt purge time-tracker > "$tmp/apt.log" 2>&1 || { cat "$tmp/apt.log" >&2; fail "apt-get purge failed"; }
+installed_by_us=no
+for file in "${files[@]}"; do [ ! -e "$file" ] || fail "apt-get purge left $file"; done
+dpkg-query -W -f='${Status}' time-tracker 2>/dev/null | grep -q "installed" && fail "dpkg still lists time-tracker"
+say "package check: built, lintian-clean, installed, activated over D-Bus, removed with the data kept, reinstalled, purged"
