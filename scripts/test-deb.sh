@@ -40,6 +40,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
+say "== Debian package: build, lintian, install, D-Bus activation, remove, reinstall, purge"
 version="$(scripts/version.sh --check)"
 
 say "-- building the package"
@@ -77,6 +78,14 @@ files=(
 listing="$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\.||')"
 for file in "${files[@]}"; do
     grep -qx "$file" <<<"$listing" || fail "the package does not contain $file"
+done
+
+# One version everywhere: the package, and --version of the packaged programs (the D-Bus
+# Version property is checked below, once the installed agent runs).
+dpkg-deb -x "$deb" "$tmp/staged"
+for program in time-agent timectl; do
+    said="$("$tmp/staged/usr/bin/$program" --version)"
+    [ "$said" = "$program $version" ] || fail "the packaged $program --version says \"$said\", not \"$program $version\""
 done
 
 if [ "$(id -u)" -ne 0 ]; then

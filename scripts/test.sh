@@ -33,6 +33,8 @@ scripts/test-schema-migration.sh --no-build
 say "== Install, D-Bus activation of the installed agent, uninstall"
 scripts/test-install.sh
 
+scripts/test-deb.sh
+
 if [ -x scripts/bench.sh ]; then
     say "== Quick benchmark (so it never rots)"
     scripts/bench.sh --quick --debug
