@@ -39,6 +39,7 @@ files=(
     "$prefix/share/dbus-1/interfaces/io.github.timetracker.Time1.xml"
     "$prefix/share/applications/io.github.timetracker.Time.desktop"
     "$prefix/share/man/man1/timectl.1"
+    "$prefix/share/man/man1/time-agent.1"
     "$prefix/share/bash-completion/completions/timectl"
     "$prefix/share/zsh/site-functions/_timectl"
     "$prefix/share/fish/vendor_completions.d/timectl.fish"
@@ -79,6 +80,7 @@ put "$tmp/unit" "$unit_dir/time-agent.service" 644
 sed "s|^Exec=timectl|Exec=$prefix/bin/timectl|" desktop/io.github.timetracker.Time.desktop > "$tmp/app.desktop"
 put "$tmp/app.desktop" "$prefix/share/applications/io.github.timetracker.Time.desktop" 644
 [ -f man/timectl.1 ] && put man/timectl.1 "$prefix/share/man/man1/timectl.1" 644
+[ -f man/time-agent.1 ] && put man/time-agent.1 "$prefix/share/man/man1/time-agent.1" 644
 [ -f completions/timectl.bash ] && put completions/timectl.bash "$prefix/share/bash-completion/completions/timectl" 644
 [ -f completions/_timectl ] && put completions/_timectl "$prefix/share/zsh/site-functions/_timectl" 644
 [ -f completions/timectl.fish ] && put completions/timectl.fish "$prefix/share/fish/vendor_completions.d/timectl.fish" 644

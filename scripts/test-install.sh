@@ -19,7 +19,7 @@ run_install --debug --autostart > "$home/install.log" 2>&1 || { cat "$home/insta
 prefix="$home/.local"
 for file in bin/time-agent bin/timectl share/dbus-1/services/io.github.timetracker.Time1.service \
             share/dbus-1/interfaces/io.github.timetracker.Time1.xml share/applications/io.github.timetracker.Time.desktop \
-            share/man/man1/timectl.1 share/bash-completion/completions/timectl share/zsh/site-functions/_timectl \
+            share/man/man1/timectl.1 share/man/man1/time-agent.1 share/bash-completion/completions/timectl share/zsh/site-functions/_timectl \
             share/fish/vendor_completions.d/timectl.fish; do
     [ -f "$prefix/$file" ] || fail "$prefix/$file was not installed"
 done
