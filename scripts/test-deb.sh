@@ -137,6 +137,9 @@ state() { as_user /usr/bin/timectl status --format json | sed -n 's/.*"state" *:
 say "-- apt-get install"
 install_package
 for file in "${files[@]}"; do [ -f "$file" ] || fail "$file was not installed"; done
+# Every file dpkg installed, to check that removing the package takes each of them away.
+dpkg -L time-tracker | while read -r path; do [ -d "$path" ] || printf '%s\n' "$path"; done > "$tmp/installed-files"
+[ -s "$tmp/installed-files" ] || fail "dpkg -L time-tracker lists no files"
 [ "$(/usr/bin/time-agent --version)" = "time-agent $version" ] || fail "time-agent --version: $(/usr/bin/time-agent --version)"
 [ "$(/usr/bin/timectl --version)" = "timectl $version" ] || fail "timectl --version: $(/usr/bin/timectl --version)"
 
@@ -176,7 +179,7 @@ fingerprint > "$tmp/before"
 
 say "-- apt-get remove"
 apt remove time-tracker > "$tmp/apt.log" 2>&1 || { cat "$tmp/apt.log" >&2; fail "apt-get remove failed"; }
-for file in "${files[@]}"; do [ ! -e "$file" ] || fail "apt-get remove left $file"; done
+while read -r file; do [ ! -e "$file" ] || fail "apt-get remove left $file"; done < "$tmp/installed-files"
 fingerprint > "$tmp/after"
 diff "$tmp/before" "$tmp/after" >&2 || fail "apt-get remove changed the user's data folder (differences above)"
 
@@ -190,6 +193,6 @@ stop_bus || fail "the agent did not exit when its bus closed"
 say "-- apt-get purge: leaving the machine as it was"
 apt purge time-tracker > "$tmp/apt.log" 2>&1 || { cat "$tmp/apt.log" >&2; fail "apt-get purge failed"; }
 installed_by_us=no
-for file in "${files[@]}"; do [ ! -e "$file" ] || fail "apt-get purge left $file"; done
+while read -r file; do [ ! -e "$file" ] || fail "apt-get purge left $file"; done < "$tmp/installed-files"
 dpkg-query -W -f='${Status}' time-tracker 2>/dev/null | grep -q "installed" && fail "dpkg still lists time-tracker"
 say "package check: built, lintian-clean, installed, activated over D-Bus, removed with the data kept, reinstalled, purged"
