@@ -43,7 +43,7 @@ final class EndToEndTests: XCTestCase {
         try refused("pause", containing: "no session")
         try refused("stop", containing: "no session")
         try refused("note", "hello", containing: "no session")
-        try refused("start", "Nowhere", containing: "Nowhere")
+        try refused("start", "--no-create", "Nowhere", containing: "Nowhere")
         try refused("toggle", containing: "project")
 
         try ok("projects", "add", "Writing", "--color", "#3366cc")
@@ -107,7 +107,7 @@ final class EndToEndTests: XCTestCase {
         XCTAssertTrue(try ok("projects", "add", "Writing", "--color", "#3366CC", "--category", "Work").contains("id 1"))
         try ok("projects", "add", "Garden & Co", "--category", "Home")
         try refused("projects", "add", "writing", containing: "exist")
-        try refused("projects", "add", "Other", "--category", "Nope", containing: "Nope")
+        try refused("projects", "add", "Other", "--category", "Nope", "--no-create", containing: "Nope")
 
         let table = try ok("projects")
         let lines = table.split(separator: "\n").map(String.init)
