@@ -215,16 +215,16 @@ struct Report: ParsableCommand {
         week = arguments.argument("week")?.trimmed ?? ""
     }
 
-    /// What the agent gets: "", an ISO week, or a date.
+    /// What the agent gets: an ISO week, or a date in the week (today for this week: the clock timectl runs with).
     static func agentWeek(_ text: String, now: Int64) -> String? {
         let lowered = text.lowercased()
         switch lowered {
-        case "", "this": return ""
+        case "", "this": return LocalTime.dateString(now)
         case "last": return LocalTime.dateString(LocalTime.startOfDay(now, offset: -7))
         default: break
         }
         if let weeksAgo = LocalTime.weeksAgo(lowered) {
-            return weeksAgo == 0 ? "" : LocalTime.dateString(LocalTime.startOfDay(now, offset: -7 * weeksAgo))
+            return LocalTime.dateString(LocalTime.startOfDay(now, offset: -7 * weeksAgo))
         }
         let parts = lowered.split(separator: "-")
         if parts.count == 2, parts[0].count == 4, Int(parts[0]) != nil, parts[1].hasPrefix("w"),
