@@ -24,7 +24,7 @@ _timectl() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --color|--category|--name|--session|--format|--project|--from|--to|--start|--duration|--note)
+            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--duration|--note)
                 ((i++)); continue ;;
             -*) continue ;;
         esac
@@ -45,7 +45,7 @@ _timectl() {
                 COMPREPLY=($(compgen -W "text waybar json plain" -- "$cur"))
             fi
             return ;;
-        --from|--to|--start)
+        --from|--to|--start|--end)
             COMPREPLY=($(compgen -W "today yesterday now" -- "$cur")); return ;;
         --color|--name|--session|--duration|--note) return ;;
     esac
@@ -57,20 +57,22 @@ _timectl() {
 
     local options="--help"
     case $command in
-        start) [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
+        start)
+            options="--category --color --no-create --help"
+            [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
         note) options="--session --help" ;;
         status) options="--format --json --help" ;;
         report)
-            options="--json --help"
-            [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "last today yesterday" -- "$cur")); return; } ;;
+            options="--json --help -1 -2"
+            [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "this last today yesterday" -- "$cur")); return; } ;;
         projects)
             case $sub in
                 "")
                     options="--json --names --all --help"
                     [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "add edit archive unarchive" -- "$cur")); return; } ;;
-                add) options="--color --category --help" ;;
+                add) options="--color --category --no-create --help" ;;
                 edit|archive|unarchive)
-                    [[ $sub == edit ]] && options="--name --color --category --archive --unarchive --help"
+                    [[ $sub == edit ]] && options="--name --color --category --no-create --archive --unarchive --help"
                     [[ $cur != -* ]] && { _timectl_lines timectl projects --names --all; return; } ;;
             esac ;;
         categories)
@@ -80,9 +82,9 @@ _timectl() {
                     [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "add delete" -- "$cur")); return; } ;;
                 delete) [[ $cur != -* ]] && { _timectl_lines timectl categories; return; } ;;
             esac ;;
-        sessions) options="--project --from --to --json --help" ;;
+        sessions) options="--project --from --to --today --week --last-week --json --help" ;;
         add)
-            options="--start --duration --note --help"
+            options="--duration --start --end --note --help"
             [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
         edit) options="--project --start --duration --note --help" ;;
         reminders) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "off 25 30 45 60 90" -- "$cur")); return; } ;;

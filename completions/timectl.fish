@@ -42,17 +42,26 @@ complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'S
 complete -c timectl -n "__fish_seen_subcommand_from start add" -a '(__timectl_projects)'
 complete -c timectl -n "__fish_seen_subcommand_from sessions edit" -l project -x -a '(__timectl_projects)' -d 'Project'
 
+# start creates the project when missing
+complete -c timectl -n "__fish_seen_subcommand_from start" -l category -x -a '(__timectl_categories)' -d 'Category of a new project'
+complete -c timectl -n "__fish_seen_subcommand_from start" -l color -x -d 'Color #rrggbb of a new project'
+complete -c timectl -n "__fish_seen_subcommand_from start" -l no-create -d 'Refuse instead of creating'
+
 # note, status, report, reminders, watch
 complete -c timectl -n "__fish_seen_subcommand_from note" -l session -x -d 'Replace the note of this session'
 complete -c timectl -n "__fish_seen_subcommand_from status" -l format -x -a 'text waybar json plain' -d 'Output format'
 complete -c timectl -n "__fish_seen_subcommand_from status report projects categories sessions" -l json -d 'Print JSON'
-complete -c timectl -n "__fish_seen_subcommand_from report" -a 'last today yesterday' -d 'Week'
+complete -c timectl -n "__fish_seen_subcommand_from report" -a 'this last -1 -2 today yesterday' -d 'Week'
 complete -c timectl -n "__fish_seen_subcommand_from reminders" -a 'off 25 30 45 60 90' -d 'Minutes'
 complete -c timectl -n "__fish_seen_subcommand_from watch" -l format -x -a 'waybar json plain' -d 'Output format'
 
 # sessions, add, edit
 complete -c timectl -n "__fish_seen_subcommand_from sessions" -l from -x -a 'today yesterday' -d 'From (date/time)'
 complete -c timectl -n "__fish_seen_subcommand_from sessions" -l to -x -a 'today yesterday' -d 'Up to (date/time)'
+complete -c timectl -n "__fish_seen_subcommand_from sessions" -l today -d 'Today'
+complete -c timectl -n "__fish_seen_subcommand_from sessions" -l week -d 'This week'
+complete -c timectl -n "__fish_seen_subcommand_from sessions" -l last-week -d 'Last week'
+complete -c timectl -n "__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from projects categories" -l end -x -a 'today now' -d 'End (date/time; default now)'
 complete -c timectl -n "__fish_seen_subcommand_from add edit" -l start -x -a 'today yesterday now' -d 'Start (date/time)'
 complete -c timectl -n "__fish_seen_subcommand_from add edit" -l duration -x -d 'Duration (1h30m, 1:30, 90m)'
 complete -c timectl -n "__fish_seen_subcommand_from add edit" -l note -x -d 'Note'
@@ -68,6 +77,7 @@ complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_see
 complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from edit archive unarchive" -a '(__timectl_all_projects)'
 complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from add edit" -l color -x -d 'Color #rrggbb'
 complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from add edit" -l category -x -a '(__timectl_categories)' -d 'Category'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from add edit" -l no-create -d 'Refuse a missing category'
 complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from edit" -l name -x -d 'New name'
 complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from edit" -l archive -d 'Archive it'
 complete -c timectl -n "__fish_seen_subcommand_from projects; and __fish_seen_subcommand_from edit" -l unarchive -d 'Unarchive it'

@@ -5,6 +5,7 @@
 #   scripts/bench.sh --quick    1,000 sessions only, 5 s windows (under a minute; run by test.sh)
 #   scripts/bench.sh --json     the same as JSON
 #   scripts/bench.sh --debug    use the debug build (what test.sh already built); numbers are slower
+# then timectl toggle/start/stop/status side by side with dbus-send (scripts/bench-timectl.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -28,3 +29,5 @@ work="$(mktemp -d /tmp/time-bench.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 [ "$configuration" = debug ] && say "(debug build: timings are slower than a release build's)"
 "$bin/time-bench" --work "$work" "${arguments[@]}"
+# timectl as whole processes against dbus-send (not in the --json output).
+[[ " ${arguments[*]:-} " == *" --json "* ]] || scripts/bench-timectl.sh "$configuration" "$([[ " ${arguments[*]:-} " == *" --quick "* ]] && echo --quick)"

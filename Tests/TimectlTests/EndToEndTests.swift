@@ -43,7 +43,7 @@ final class EndToEndTests: XCTestCase {
         try refused("pause", containing: "no session")
         try refused("stop", containing: "no session")
         try refused("note", "hello", containing: "no session")
-        try refused("start", "Nowhere", containing: "Nowhere")
+        try refused("start", "--no-create", "Nowhere", containing: "Nowhere")
         try refused("toggle", containing: "project")
 
         try ok("projects", "add", "Writing", "--color", "#3366cc")
@@ -107,7 +107,7 @@ final class EndToEndTests: XCTestCase {
         XCTAssertTrue(try ok("projects", "add", "Writing", "--color", "#3366CC", "--category", "Work").contains("id 1"))
         try ok("projects", "add", "Garden & Co", "--category", "Home")
         try refused("projects", "add", "writing", containing: "exist")
-        try refused("projects", "add", "Other", "--category", "Nope", containing: "Nope")
+        try refused("projects", "add", "Other", "--category", "Nope", "--no-create", containing: "Nope")
 
         let table = try ok("projects")
         let lines = table.split(separator: "\n").map(String.init)
@@ -280,6 +280,10 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try complete("timectl", "add", "Garden", "--d"), ["--duration"])
         XCTAssertEqual(try complete("timectl", "watch", "--format", ""), ["waybar", "json", "plain"])
         XCTAssertEqual(try complete("timectl", "status", "--"), ["--format", "--json", "--help"])
+        XCTAssertEqual(try complete("timectl", "start", "X", "--"), ["--category", "--color", "--no-create", "--help"])
+        XCTAssertEqual(try complete("timectl", "sessions", "--l"), ["--last-week"])
+        XCTAssertEqual(try complete("timectl", "add", "Garden", "--e"), ["--end"])
+        XCTAssertEqual(try complete("timectl", "report", "-"), ["--json", "--help", "-1", "-2"])
     }
 
     /// Completes a command line in a real interactive zsh, run in a pseudo-terminal by zsh's own
@@ -329,6 +333,8 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try fish("timectl st").sorted(), ["start", "status", "stop"])
         XCTAssertEqual(try fish("timectl start ").sorted(), ["Garden", "Writing", "Writing book"])
         XCTAssertEqual(try fish("timectl watch --format ").sorted(), ["json", "plain", "waybar"])
+        XCTAssertEqual(try fish("timectl start Garden --no"), ["--no-create"])
+        XCTAssertEqual(try fish("timectl sessions --l"), ["--last-week"])
 
         let syntax = try Command.run("zsh", ["-n", completions + "/_timectl"], exactEnvironment: environment, timeout: 20)
         XCTAssertEqual(syntax.status, 0, syntax.stderr)
@@ -345,6 +351,8 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try zsh("timectl projects ed"), ["edit"])
         XCTAssertEqual(try zsh("timectl watch --format "), ["json", "plain", "waybar"])
         XCTAssertEqual(try zsh("timectl status --"), ["--format", "--help", "--json"])
+        XCTAssertEqual(try zsh("timectl start Garden --no"), ["--no-create"])
+        XCTAssertEqual(try zsh("timectl sessions --l"), ["--last-week"])
     }
 }
 

@@ -26,7 +26,8 @@ func translate(_ error: BusError) -> Error {
         let detail = error.message.isEmpty ? error.name : error.message
         return UnreachableError(message: "cannot reach time-agent (\(detail)). \(startHint)")
     }
-    return RefusedError(message: error.message.isEmpty ? error.name : error.message)
+    let name = error.name.hasPrefix(Time1.errorPrefix) ? String(error.name.dropFirst(Time1.errorPrefix.count)) : error.name
+    return RefusedError(message: error.message.isEmpty ? error.name : TerminalWords.translate(error.message), name: name)
 }
 
 /// A client of time-agent on the session bus. Every call may start the agent through D-Bus activation.

@@ -18,6 +18,8 @@ struct UsageError: Error {
 /// The agent (or timectl on its behalf) refused the action: exit status 1.
 struct RefusedError: Error {
     var message: String
+    /// The agent's error name without the interface prefix (`NoSuchProject`); "" when timectl refused.
+    var name = ""
 }
 
 /// No agent to talk to: exit status 3.

@@ -63,21 +63,23 @@ struct AddProject: ParsableCommand {
         arguments: [Positional(name: "name", help: "The project's name (unique, case-insensitively).", variadic: true)],
         options: [
             .value("--color", valueName: "#rrggbb", help: "Its color (picked from a palette if omitted)."),
-            .value("--category", valueName: "category", help: "Its category (must exist; see 'timectl categories')."),
+            .value("--category", valueName: "category", help: "Its category (created when missing)."),
+            noCreateFlag,
         ])
 
-    var name: String, color: String, category: String
+    var name: String, color: String, category: String, create: Bool
 
     init(_ arguments: ParsedArguments) throws {
         name = arguments.required("name")
         if name.trimmed.isEmpty { throw arguments.usageError("the project name is empty") }
         color = try arguments.value("--color").map { try checkColor($0, arguments) } ?? ""
         category = arguments.value("--category") ?? ""
+        create = !arguments.flag("--no-create")
     }
 
     func run(_ context: Context) throws {
-        let reply = try context.agent().call("CreateProject", [.string(name), .string(color), .string(category)])
-        output("Created project \(name.trimmed) (id \(reply.first?.integer ?? 0)).")
+        let id = try context.agent().createProject(name, color: color, category: category, createCategory: create)
+        output("Created project \(name.trimmed) (id \(id)).")
     }
 }
 
@@ -89,16 +91,19 @@ struct EditProject: ParsableCommand {
         options: [
             .value("--name", valueName: "name", help: "A new name."),
             .value("--color", valueName: "#rrggbb", help: "A new color."),
-            .value("--category", valueName: "category", help: "A new category ('' for none)."),
+            .value("--category", valueName: "category", help: "A new category ('' for none; created when missing)."),
+            noCreateFlag,
             .flag("--archive", help: "Archive it (hidden from lists, its sessions are kept)."),
             .flag("--unarchive", help: "Bring it back from the archive."),
         ])
 
     var project: String
     var changes: [String: DBusValue] = [:]
+    var create: Bool
 
     init(_ arguments: ParsedArguments) throws {
         project = arguments.required("project")
+        create = !arguments.flag("--no-create")
         if let name = arguments.value("--name") {
             if name.trimmed.isEmpty { throw arguments.usageError("the new name is empty") }
             changes["name"] = .string(name)
@@ -117,7 +122,9 @@ struct EditProject: ParsableCommand {
     }
 
     func run(_ context: Context) throws {
-        let target = try updateProject(project, changes, context)
+        let category = changes["category"]?.stringValue ?? ""
+        let agent = try context.agent()
+        let target = try agent.creatingCategory(category, create: create) { try updateProject(project, changes, context) }
         output("Updated project \(changes["name"]?.stringValue ?? target.name).")
     }
 }

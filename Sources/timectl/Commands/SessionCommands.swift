@@ -31,6 +31,9 @@ struct Sessions: ParsableCommand {
             .value("--project", valueName: "project", help: "Only this project (name, #ID or ID)."),
             .value("--from", valueName: "when", help: "From this date/time (default: 6 days before today, 00:00)."),
             .value("--to", valueName: "when", help: "Up to this date/time (default: the end of today)."),
+            .flag("--today", help: "Today's sessions."),
+            .flag("--week", help: "This week's (Monday to Sunday)."),
+            .flag("--last-week", help: "Last week's."),
             jsonFlag,
         ])
 
@@ -43,6 +46,18 @@ struct Sessions: ParsableCommand {
         let now = parsingNow()
         project = arguments.value("--project")
         json = arguments.flag("--json")
+        let spans = ["--today", "--week", "--last-week"].filter(arguments.flag)
+        if spans.count > 1 { throw arguments.usageError("\(spans[0]) and \(spans[1]) exclude each other") }
+        if let span = spans.first {
+            if arguments.value("--from") != nil || arguments.value("--to") != nil {
+                throw arguments.usageError("\(span) and --from/--to exclude each other")
+            }
+            let monday = LocalTime.startOfWeek(now)
+            let weeksBack = span == "--last-week" ? 1 : 0
+            from = span == "--today" ? LocalTime.startOfDay(now) : LocalTime.startOfDay(monday, offset: -7 * weeksBack)
+            to = span == "--today" ? LocalTime.startOfDay(now, offset: 1) : LocalTime.startOfDay(from, offset: 7)
+            return
+        }
         from = try dateOption("--from", arguments, now: now)?.time ?? LocalTime.startOfDay(now, offset: -6)
         if let end = try dateOption("--to", arguments, now: now) {
             to = end.hasTime ? end.time : LocalTime.startOfDay(end.time, offset: 1)
@@ -94,16 +109,22 @@ struct Sessions: ParsableCommand {
     }
 }
 
-let durationHelp = "What you would type: 1h30m, 1:30, 90m, 2h, 1.5h, 45 (minutes)."
+let durationHelp = "What you would type: \(DurationInput.accepted)."
 
 struct AddSession: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "add",
         abstract: "Add a past session by hand.",
+        discussion: """
+            Give its duration and when it began or ended: --duration alone means it ended now
+            ('add Writing --duration 1h': the hour just past); --end T ends it at T; --start and --end
+            without --duration take the time between them.
+            """,
         arguments: [projectArgument],
         options: [
-            .value("--start", valueName: "when", help: "When it began, e.g. 'yesterday 14:30'. Required."),
-            .value("--duration", valueName: "duration", help: durationHelp + " Required."),
+            .value("--start", valueName: "when", help: "When it began, e.g. 'yesterday 14:30'."),
+            .value("--end", valueName: "when", help: "When it ended (default: now)."),
+            .value("--duration", valueName: "duration", help: durationHelp),
             .value("--note", valueName: "text", help: "Its note."),
         ])
 
@@ -111,15 +132,31 @@ struct AddSession: ParsableCommand {
 
     init(_ arguments: ParsedArguments) throws {
         project = arguments.required("project")
-        guard let start = try dateOption("--start", arguments, now: parsingNow()) else {
-            throw arguments.usageError("--start is required")
-        }
-        guard let duration = arguments.value("--duration"), !duration.trimmed.isEmpty else {
-            throw arguments.usageError("--duration is required")
-        }
-        self.start = start.time
-        self.duration = duration
         note = arguments.value("--note") ?? ""
+        let now = parsingNow()
+        let start = try dateOption("--start", arguments, now: now)?.time
+        let end = try dateOption("--end", arguments, now: now)?.time
+        let duration = arguments.value("--duration")
+        switch (start, end, duration) {
+        case (_?, _?, _?):
+            throw arguments.usageError("give two of --start, --end and --duration, not all three")
+        case (let start?, nil, let duration?):
+            self.start = start
+            self.duration = duration
+        case (let start?, let end?, nil):
+            guard end > start else { throw arguments.usageError("--end must come after --start") }
+            self.start = start
+            self.duration = Format.hms(end - start)
+        case (nil, let end, let duration?):
+            guard let seconds = DurationInput.seconds(duration) else {
+                throw arguments.usageError("cannot read '\(duration)' as a duration (--duration); use e.g. \(DurationInput.accepted)")
+            }
+            self.start = (end ?? now) - seconds
+            self.duration = duration
+        case (_?, nil, nil), (nil, _?, nil), (nil, nil, nil):
+            throw arguments.usageError("--duration is required (with --start, with --end, or alone for a session that ended now), "
+                                       + "or give both --start and --end")
+        }
     }
 
     func run(_ context: Context) throws {

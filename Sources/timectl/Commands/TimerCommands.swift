@@ -9,19 +9,30 @@ struct Start: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "start",
         abstract: "Start tracking a project (stops the session of another project).",
-        discussion: "Starting the project that is already open resumes it if it is paused.",
-        arguments: [projectArgument])
+        discussion: """
+            Starting the project that is already open resumes it if it is paused.
+            A project that does not exist yet is created (and said so on stderr), with --category
+            (created too when missing) and --color; those two apply only when the project is created.
+            """,
+        arguments: [projectArgument],
+        options: [
+            .value("--category", valueName: "category", help: "The category of a project created now."),
+            .value("--color", valueName: "#rrggbb", help: "The color of a project created now."),
+            noCreateFlag,
+        ])
 
-    var project: String
+    var project: String, category: String, color: String, create: Bool
     init(_ arguments: ParsedArguments) throws {
         project = arguments.required("project")
         if project.trimmed.isEmpty { throw arguments.usageError("the project name is empty") }
+        category = arguments.value("--category") ?? ""
+        color = try arguments.value("--color").map { try checkColor($0, arguments) } ?? ""
+        create = !arguments.flag("--no-create")
     }
 
     func run(_ context: Context) throws {
         let agent = try context.agent()
-        let reply = try agent.call("StartProject", [.string(project)])
-        let session = reply.first?.integer ?? 0
+        let session = try agent.startCreating(project, color: color, category: category, create: create)
         let status = try PanelStatus(properties: agent.allProperties())
         output("Started \(status.project.isEmpty ? project : status.project) (session \(session)).")
     }
@@ -191,8 +202,8 @@ struct Report: ParsableCommand {
         name: "report",
         abstract: "Show the weekly report (Monday to Sunday, local time).",
         arguments: [Positional(name: "week", help: """
-            This week by default; an ISO week (2026-W48), a date in the week (2026-11-25,
-            yesterday), or 'last' for last week.
+            This week by default ('this'); 'last' or -1 for last week, -2 for the week before, and
+            so on; an ISO week (2026-W48); or a date in the week (2026-11-25, yesterday).
             """, optional: true)],
         options: [.flag("--json", help: "Print the report as JSON.")])
 
@@ -204,13 +215,16 @@ struct Report: ParsableCommand {
         week = arguments.argument("week")?.trimmed ?? ""
     }
 
-    /// What the agent gets: "", an ISO week, or a date.
+    /// What the agent gets: an ISO week, or a date in the week (today for this week: the clock timectl runs with).
     static func agentWeek(_ text: String, now: Int64) -> String? {
         let lowered = text.lowercased()
         switch lowered {
-        case "", "this": return ""
+        case "", "this": return LocalTime.dateString(now)
         case "last": return LocalTime.dateString(LocalTime.startOfDay(now, offset: -7))
         default: break
+        }
+        if let weeksAgo = LocalTime.weeksAgo(lowered) {
+            return LocalTime.dateString(LocalTime.startOfDay(now, offset: -7 * weeksAgo))
         }
         let parts = lowered.split(separator: "-")
         if parts.count == 2, parts[0].count == 4, Int(parts[0]) != nil, parts[1].hasPrefix("w"),
@@ -223,11 +237,12 @@ struct Report: ParsableCommand {
 
     func run(_ context: Context) throws {
         guard let agentWeek = Report.agentWeek(week, now: context.now) else {
-            throw UsageError(message: "cannot read '\(week)' as a week: use 2026-W48, a date such as 2026-11-25, or 'last'",
+            throw UsageError(message: "cannot read '\(week)' as a week: use 'this', 'last', -1, -2 …, 2026-W48, or a date such as 2026-11-25",
                              commandPath: ["report"])
         }
         let reply = try context.agent().call("WeeklyReport", [.string(agentWeek), .string(json ? "json" : "text")])
-        output(reply.first?.stringValue ?? "")
+        let text = reply.first?.stringValue ?? ""
+        output(json ? JSON.restyled(text) : text)
     }
 }
 

@@ -1,4 +1,4 @@
-import CGLib
+import CDBus
 import DBusKit
 import Glibc
 
@@ -33,24 +33,23 @@ struct Watch: ParsableCommand {
     }
 }
 
-/// The watch loop: one GLib main loop, the D-Bus connection on it, and at most one minute timer.
+/// The watch loop: libdbus' own blocking dispatch on the connection, woken by the next minute tick
+/// at the latest (no GLib: timectl starts faster without it, see scripts/bench.sh).
 final class Watcher {
     let agent: AgentClient
     let style: PanelStatus.Style
     let context: Context
     var status = PanelStatus.offline
-    private var tick: guint = 0
-    private let loop: OpaquePointer
+    /// When the next minute line is due (monotonic seconds); nil while not running.
+    private var tick: Double?
+    private var running = true
     private(set) var busLost = false
 
     init(agent: AgentClient, style: PanelStatus.Style, context: Context) {
         self.agent = agent
         self.style = style
         self.context = context
-        loop = g_main_loop_new(nil, 0)
     }
-
-    deinit { g_main_loop_unref(loop) }
 
     func run() throws {
         let bus = agent.bus
@@ -65,12 +64,23 @@ final class Watcher {
         bus.onSignal { [unowned self] message in self.handle(message) }
         bus.onDisconnect = { [unowned self] in
             self.busLost = true
-            g_main_loop_quit(self.loop)
+            self.running = false
         }
-        bus.attachToMainContext()
         refresh(autoStart: true)
-        g_main_loop_run(loop)
-        removeTick()
+        while running, let raw = bus.raw {
+            var timeout: Int32 = -1
+            if let tick { timeout = Int32(clamping: Int(max(0, (tick - monotonicNow()) * 1000).rounded(.up))) }
+            // Waits for traffic (or the timeout) and dispatches one message to the handlers above.
+            if dbus_connection_read_write_dispatch(raw, timeout) == 0 {
+                busLost = true
+                break
+            }
+            if let tick, monotonicNow() >= tick {
+                self.tick = nil
+                emit()
+                schedule()
+            }
+        }
     }
 
     private func handle(_ message: Message) {
@@ -103,35 +113,24 @@ final class Watcher {
         schedule()
     }
 
-    fileprivate func emit() {
+    private func emit() {
         if !output(status.render(style, now: context.preciseNow())) {
-            g_main_loop_quit(loop)   // the panel went away
+            running = false   // the panel went away
         }
     }
 
-    /// One timeout at the next whole minute of elapsed time, only while running.
-    fileprivate func schedule() {
-        removeTick()
+    /// The next line at the next whole minute of elapsed time, only while running.
+    private func schedule() {
+        tick = nil
         guard status.isRunning else { return }
         let delay = status.secondsToNextMinute(at: context.preciseNow())
-        let milliseconds = guint(max(0, delay) * 1000) + 50
-        tick = g_timeout_add_full(0, milliseconds, watchTick, Unmanaged.passUnretained(self).toOpaque(), nil)
-    }
-
-    fileprivate func ticked() {
-        tick = 0
-        emit()
-        schedule()
-    }
-
-    private func removeTick() {
-        if tick != 0 { g_source_remove(tick) }
-        tick = 0
+        tick = monotonicNow() + max(0, delay) + 0.05
     }
 }
 
-private func watchTick(_ data: gpointer?) -> gboolean {
-    guard let data else { return 0 }
-    Unmanaged<Watcher>.fromOpaque(data).takeUnretainedValue().ticked()
-    return 0   // G_SOURCE_REMOVE: ticked() scheduled the next one
+/// Seconds on the monotonic clock (minute ticks follow real elapsed time even when TIMECTL_NOW fixes the date).
+private func monotonicNow() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

@@ -143,3 +143,18 @@ enum DateInput {
         return (numbers[0], numbers[1], seconds)
     }
 }
+
+extension LocalTime {
+    /// Local midnight starting the Monday of the week that holds `time`.
+    static func startOfWeek(_ time: Int64) -> Int64 {
+        startOfDay(time, offset: 1 - fields(time).weekday)
+    }
+
+    /// "-1" → 1 week ago, "-2" → 2, "0" and "-0" → this week; nil for anything else.
+    static func weeksAgo(_ text: String) -> Int? {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy(\.isASCIIDigitCharacter),
+              text.hasPrefix("-") || digits.allSatisfy({ $0 == "0" }) else { return nil }
+        return Int(digits)
+    }
+}

@@ -17,6 +17,13 @@ extension JSON {
         }
     }
 
-    /// How timectl prints JSON: on one line, with a space after commas and colons.
+    /// How timectl prints every --json output (man timectl, JSON OUTPUT): one value on one line,
+    /// a space after each comma and colon, keys in the agent's order, times in Unix seconds,
+    /// durations in seconds. New --json outputs print `JSON.text` too.
     var text: String { serialized(.spaced) }
+
+    /// JSON text from the agent (compact) in timectl's style; unchanged if it is not JSON.
+    static func restyled(_ text: String) -> String {
+        (try? JSON.parse(text))?.text ?? text
+    }
 }

@@ -1,0 +1,56 @@
+import DBusKit
+import Glibc
+
+// `timectl start NAME` and `projects add|edit --category C` create what is missing, as Watson,
+// Timewarrior and Hamster do. The agent's StartProject never creates (a typo on a hotkey must not
+// make a project): timectl asks first, and creates with CreateProject and AddCategory when the
+// agent answers that the project or category does not exist. What it creates is said on stderr.
+
+/// `--no-create`, shared by the commands that create what is missing.
+let noCreateFlag = Option.flag("--no-create", help: "Refuse instead of creating what does not exist yet.")
+
+extension AgentClient {
+    /// Runs `change`; when the agent answers NoSuchCategory and `create` is on, adds `category`
+    /// (saying so on stderr) and runs `change` once more. If that still fails, the category just
+    /// added is deleted again, so a refused command leaves nothing behind.
+    func creatingCategory<T>(_ category: String, create: Bool, _ change: () throws -> T) throws -> T {
+        do {
+            return try change()
+        } catch let error as RefusedError where error.name == "NoSuchCategory" && create && !category.trimmed.isEmpty {
+            try call("AddCategory", [.string(category)])
+            do {
+                let result = try change()
+                printNotice("Created category \(category.trimmed).")
+                return result
+            } catch {
+                _ = try? call("DeleteCategory", [.string(category)])
+                throw error
+            }
+        }
+    }
+
+    /// Creates a project (and its category when missing and `create` is on); returns its id.
+    func createProject(_ name: String, color: String, category: String, createCategory: Bool) throws -> UInt64 {
+        let reply = try creatingCategory(category, create: createCategory) {
+            try call("CreateProject", [.string(name), .string(color), .string(category)])
+        }
+        return UInt64(reply.first?.integer ?? 0)
+    }
+
+    /// StartProject; when no project has that name and `create` is on, creates it first (not for
+    /// "#ID", which names an id, not a name). Returns the session id.
+    func startCreating(_ project: String, color: String, category: String, create: Bool) throws -> UInt64 {
+        do {
+            return UInt64(try call("StartProject", [.string(project)]).first?.integer ?? 0)
+        } catch let error as RefusedError where error.name == "NoSuchProject" && create && !project.trimmed.hasPrefix("#") {
+            _ = try createProject(project, color: color, category: category, createCategory: true)
+            printNotice("Created project \(project.trimmed).")
+            return UInt64(try call("StartProject", [.string(project)]).first?.integer ?? 0)
+        }
+    }
+}
+
+/// A line on stderr that is not an error: what timectl did besides what was asked.
+func printNotice(_ text: String) {
+    writeAll(STDERR_FILENO, text + "\n")
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# timectl as whole processes (what a keyboard shortcut pays), side by side with dbus-send making
+# the same D-Bus call to the same agent, measured by hyperfine in one run each:
+#   scripts/bench-timectl.sh [release|debug] [--quick]
+# Called by scripts/bench.sh. The agent runs on a private session bus with a throw-away data folder.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+ensure_swift
+# shellcheck disable=SC2086
+ensure_packages $BUILD_PACKAGES dbus-daemon dbus-bin hyperfine
+
+configuration=${1:-release}
+runs=40
+[ "${2:-}" = --quick ] && runs=5
+swift build -c "$configuration" --product time-agent >&2
+swift build -c "$configuration" --product timectl >&2
+bin="$(swift build -c "$configuration" --show-bin-path)"
+
+work="$(mktemp -d /tmp/time-bench-timectl.XXXXXX)"
+daemon=""
+cleanup() {
+    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -p "$work/services" "$work/data"
+cat >"$work/services/io.github.timetracker.Time1.service" <<EOF
+[D-BUS Service]
+Name=io.github.timetracker.Time1
+Exec=$bin/time-agent --data-dir $work/data --no-notifications
+EOF
+cat >"$work/bus.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$work/bus</listen>
+  <servicedir>$work/services</servicedir>
+  <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy>
+</busconfig>
+EOF
+daemon="$(dbus-daemon --config-file="$work/bus.conf" --fork --print-pid)"
+export DBUS_SESSION_BUS_ADDRESS="unix:path=$work/bus" TIME_TRACKER_DATA_DIR="$work/data"
+
+timectl="$bin/timectl"
+send="dbus-send --session --print-reply --dest=io.github.timetracker.Time1 /io/github/timetracker/Time1 io.github.timetracker.Time1"
+"$timectl" start Writing >/dev/null 2>&1   # activates the agent and creates the project
+
+say "timectl ($configuration build) against dbus-send, same agent, $runs runs each:"
+compare() {   # name, timectl arguments, D-Bus call, [prepare command]
+    local name=$1 mine=$2 theirs=$3 prepare=${4:-}
+    local options=(-N --warmup 3 --runs "$runs" --style basic)
+    [ -n "$prepare" ] && options+=(--prepare "$prepare")
+    say "== $name"
+    hyperfine "${options[@]}" -n "timectl $mine" "$timectl $mine" -n "dbus-send $theirs" "$send.$theirs" >&2
+}
+compare toggle "toggle" "Toggle"
+compare start "start Writing" "StartProject string:Writing"
+compare stop "stop" "Stop" "$send.StartProject string:Writing"
+compare status "status" "GetStatus"
