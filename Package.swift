@@ -17,13 +17,16 @@ let package = Package(
                        providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CNotify", path: "Sources/CNotify", pkgConfig: "libnotify",
                        providers: [.apt(["libnotify-dev"])]),
+        .systemLibrary(name: "CKernel", path: "Sources/CKernel"),
 
         // One JSON value (writer and reader) for TimeCore's snapshots and timectl's output.
         .target(name: "TimeJSON"),
         .target(name: "TimeCore", dependencies: ["TimeJSON", "CSQLite", "CGLib"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "CGLib"]),
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
-        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "CGLib"]),
+        // "Left at T" / "back at T" from logind, the screen savers, Mutter and the kernel's clocks.
+        .target(name: "Presence", dependencies: ["DBusKit", "CGLib", "CKernel"]),
+        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "CGLib"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         .executableTarget(name: "timectl", dependencies: ["DBusKit", "TimeJSON", "CGLib"]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
