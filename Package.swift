@@ -34,10 +34,13 @@ let package = Package(
 
         // Shared by the end-to-end tests: private buses, agent processes, a dunst desktop.
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
+        // A fake logind (system bus) and Mutter IdleMonitor (session bus) for the away tests.
+        .executableTarget(name: "time-fake-desktop", dependencies: ["DBusKit", "CGLib"], path: "Tests/FakeDesktop"),
 
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
+        .testTarget(name: "PresenceTests", dependencies: ["Presence"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "DBusKit", "TestSupport"]),
         .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TestSupport"]),
