@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
         .testTarget(name: "PresenceTests", dependencies: ["Presence"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
-        .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "DBusKit", "TestSupport"]),
+        .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TestSupport"]),
     ]
 )
