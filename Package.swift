@@ -43,6 +43,6 @@ let package = Package(
         .testTarget(name: "PresenceTests", dependencies: ["Presence"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
-        .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TestSupport"]),
+        .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TimeCore", "TestSupport"]),
     ]
 )
