@@ -73,8 +73,10 @@ final class AwayTests: TrackerTestCase {
     func testKeepLeavesTheSegmentsAsTheyWere() throws {
         let id = try awayHalfAnHour()
         let before = try tracker.session(id: id)
+        let unanswered = try tracker.weeklyReport(week: "", format: "json")
         try tracker.resolveAway(id: 0, choice: "keep")
         XCTAssertEqual(try tracker.session(id: id), before)
+        XCTAssertEqual(try tracker.weeklyReport(week: "", format: "json"), unanswered, "reports are the same for unanswered and kept time")
         XCTAssertEqual(try tracker.pendingAway(), [])
         assertTrackerError("NoSuchAway", try tracker.resolveAway(id: 0, choice: "keep"))
     }
