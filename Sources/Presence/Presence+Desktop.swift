@@ -26,6 +26,16 @@ extension Presence {
         if minutes == 0 { set("idle", away: false, reason: .idle, at: nowSeconds) }
     }
 
+    /// The person was already idle when the agent started (a span still lasting from before a
+    /// restart): when GNOME's idle monitor is here, it tells when they are back. Returns false
+    /// when no source can tell.
+    public func resumeIdle(since time: Int64) -> Bool {
+        guard mutterOwner != nil else { return false }
+        _ = conditions.set("idle", away: true, reason: .idle, at: time)
+        if activeWatchID == 0 { addActiveWatch() }
+        return true
+    }
+
     private func callMutter(_ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
         guard let bus = sessionBus else { return [] }
         return try bus.call(destination: Presence.mutter, path: Presence.mutterPath, interface: Presence.mutter,

@@ -67,6 +67,9 @@ public final class Presence {
     /// Whether some source says the person is away right now (e.g. the session is locked).
     public var personIsAway: Bool { conditions.isAway }
 
+    /// Whether logind follows this agent's session, so that "not locked" can be believed.
+    public var followsSession: Bool { logindOwner != nil && sessionPath != nil }
+
     /// Which sources were found (for the log).
     public var sourcesFound: [String] {
         var found: [String] = []

@@ -62,10 +62,21 @@ extension AgentService {
         away.presence = presence
         presence.start()
         Log.info("away detection from: \(presence.sourcesFound.joined(separator: ", "))")
-        // A span still lasting from an agent that stopped while the person was away: when no
-        // source says they are away now, they are back.
-        if !presence.personIsAway, ((try? tracker.awaySince()) ?? 0) != 0 {
-            presenceEvent(.back(at: tracker.clock.now()))
+        resumeLastingSpan(presence)
+    }
+
+    /// A span still lasting from before this agent started stays as it was, unless a source can
+    /// tell: logind says the session is unlocked (after a lock or a suspend: back now), or GNOME's
+    /// idle monitor watches for input (after idle). Otherwise MarkBack or the next return ends it.
+    private func resumeLastingSpan(_ presence: Presence) {
+        guard let span = try? tracker.lastingAwaySpan() else { return }
+        switch span.reason {
+        case .lock, .suspend:
+            if presence.followsSession && !presence.personIsAway { presenceEvent(.back(at: tracker.clock.now())) }
+        case .idle:
+            _ = presence.resumeIdle(since: span.start)
+        case .manual:
+            break
         }
     }
 

@@ -96,6 +96,30 @@ final class AwayDetectionTests: XCTestCase {
         XCTAssertTrue(TestSupport.wait(seconds: 10) { world.awaySince() > 0 }, "the session is followed again")
     }
 
+    /// A span still lasting when the agent restarts stays as it was until a source says the
+    /// person is back: the unlock, or input seen by a user-active watch added again at start.
+    func testALastingSpanOutlivesARestartUntilTheSourceSaysBack() throws {
+        let world = try AwayWorld()
+        defer { world.stop() }
+        XCTAssertTrue(TestSupport.wait(seconds: 10) { world.inhibitors().held == 1 })
+        try world.fake("SetLocked", [.bool(true)])
+        XCTAssertTrue(TestSupport.wait(seconds: 10) { world.awaySince() > 0 })
+        let locked = world.awaySince()
+        try world.restartAgent()
+        XCTAssertEqual(world.awaySince(), locked, "still locked: still away")
+        try world.fake("SetLocked", [.bool(false)])
+        XCTAssertTrue(TestSupport.wait(seconds: 10) { world.awaySince() == 0 }, "the unlock after the restart ends it")
+
+        try world.call("MarkAway", [.string("idle"), .uint32(900)])
+        let idle = world.awaySince()
+        try world.restartAgent()
+        XCTAssertEqual(world.awaySince(), idle)
+        XCTAssertTrue(TestSupport.wait(seconds: 10) { world.idleWatches().active == 1 }, "a user-active watch waits for input again")
+        try world.fake("FireActive")
+        XCTAssertTrue(TestSupport.wait(seconds: 10) { world.awaySince() == 0 })
+        XCTAssertEqual(world.pending().map(\.reason), ["idle"])
+    }
+
     /// No logind or Mutter when the agent starts: skipped quietly, picked up when they appear.
     func testSourcesThatAppearLaterArePickedUp() throws {
         let world = try AwayWorld(helperFirst: false)

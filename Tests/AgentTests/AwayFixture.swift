@@ -57,6 +57,11 @@ final class AwayWorld {
 
     func kill9Agent() { agent.kill9() }
 
+    func restartAgent() throws {
+        agent.terminate()
+        try startAgent()
+    }
+
     func stop() {
         client.close()
         desk.close()

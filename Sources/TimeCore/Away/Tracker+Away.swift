@@ -16,6 +16,9 @@ extension Tracker {
     /// When the current away span began; 0 when the person is present.
     public func awaySince() throws -> Int64 { try store.currentAwaySpan()?.start ?? 0 }
 
+    /// The span still lasting (the person has not come back yet), if any.
+    public func lastingAwaySpan() throws -> AwaySpan? { try store.currentAwaySpan() }
+
     /// Unanswered spans that count (one minute or longer, lasting or not), oldest first.
     public func pendingAway() throws -> [AwaySpan] {
         let now = clock.now()
