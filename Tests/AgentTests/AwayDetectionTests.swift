@@ -47,6 +47,30 @@ final class AwayDetectionTests: XCTestCase {
         XCTAssertTrue(TestSupport.wait(seconds: 10) { world.awaySince() == 0 }, "unlocking is coming back")
     }
 
+    /// Switching to another user (the session's Active) and the screen savers' ActiveChanged
+    /// also mean away; both must clear before the person is back.
+    func testSessionActiveAndScreenSaverSignals() throws {
+        let world = try AwayWorld()
+        defer { world.stop() }
+        XCTAssertTrue(TestSupport.wait(seconds: 10) { world.inhibitors().held == 1 })
+        try world.fake("SetActive", [.bool(false)])
+        XCTAssertTrue(TestSupport.wait(seconds: 10) { world.awaySince() > 0 }, "another user's session in front")
+        try world.fake("SetActive", [.bool(true)])
+        XCTAssertTrue(TestSupport.wait(seconds: 10) { world.awaySince() == 0 })
+
+        for saver in ["org.gnome.ScreenSaver", "org.freedesktop.ScreenSaver"] {
+            let path = saver == "org.gnome.ScreenSaver" ? "/org/gnome/ScreenSaver" : "/org/freedesktop/ScreenSaver"
+            try world.client.emitSignal(path: path, interface: saver, name: "ActiveChanged", arguments: [.bool(true)])
+            XCTAssertTrue(TestSupport.wait(seconds: 10) { world.awaySince() > 0 }, "\(saver) active")
+            try world.fake("SetLocked", [.bool(true)])
+            try world.client.emitSignal(path: path, interface: saver, name: "ActiveChanged", arguments: [.bool(false)])
+            usleep(300_000)
+            XCTAssertGreaterThan(world.awaySince(), 0, "still locked")
+            try world.fake("SetLocked", [.bool(false)])
+            XCTAssertTrue(TestSupport.wait(seconds: 10) { world.awaySince() == 0 }, "\(saver) inactive and unlocked")
+        }
+    }
+
     /// Idle at AwayMinutes through WatchFired, back through the user-active watch; the span
     /// begins when input stopped (the watch time minus AwayMinutes), and discard cuts it out.
     func testIdleThroughMutterWatchesAndDiscard() throws {

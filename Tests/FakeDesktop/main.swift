@@ -109,6 +109,12 @@ final class FakeDesktop {
                                                       changed: ["LockedHint": .bool(self.locked)])
                 return []
             },
+            Method(name: "SetActive", inArgs: [Argument("active", "b")]) { [unowned self] call in
+                self.active = call.arguments[0].boolValue ?? true
+                try self.system.emitPropertiesChanged(path: self.sessionPath, interface: "org.freedesktop.login1.Session",
+                                                      changed: ["Active": .bool(self.active)])
+                return []
+            },
             Method(name: "FireIdle", outArgs: [Argument("interval", "t")]) { [unowned self] _ in
                 guard let (id, interval) = self.idleWatches.min(by: { $0.key < $1.key }) else {
                     throw BusError(name: BusError.failed, message: "no idle watch was added")
