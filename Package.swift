@@ -17,6 +17,7 @@ let package = Package(
                        providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CNotify", path: "Sources/CNotify", pkgConfig: "libnotify",
                        providers: [.apt(["libnotify-dev"])]),
+        .systemLibrary(name: "CKernel", path: "Sources/CKernel"),
 
         // One JSON value (writer and reader) for TimeCore's snapshots and timectl's output.
         .target(name: "TimeJSON"),
@@ -25,7 +26,9 @@ let package = Package(
         .target(name: "TimeCore", dependencies: ["TimeJSON", "CSQLite", "CGLib"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "CGLib"]),
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
-        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "CGLib", "TimeVersion"]),
+        // "Left at T" / "back at T" from logind, the screen savers, Mutter and the kernel's clocks.
+        .target(name: "Presence", dependencies: ["DBusKit", "CGLib", "CKernel"]),
+        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "CGLib", "TimeVersion"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         // timectl is started for every keystroke: the Swift runtime is linked in, not loaded (scripts/bench.sh).
         .executableTarget(name: "timectl", dependencies: ["DBusKit", "TimeJSON", "CDBus", "TimeVersion"],
@@ -35,12 +38,15 @@ let package = Package(
 
         // Shared by the end-to-end tests: private buses, agent processes, a dunst desktop.
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
+        // A fake logind (system bus) and Mutter IdleMonitor (session bus) for the away tests.
+        .executableTarget(name: "time-fake-desktop", dependencies: ["DBusKit", "CGLib"], path: "Tests/FakeDesktop"),
 
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
+        .testTarget(name: "PresenceTests", dependencies: ["Presence"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
-        .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "DBusKit", "TestSupport"]),
-        .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TestSupport"]),
+        .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
+        .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TimeCore", "TestSupport"]),
     ]
 )

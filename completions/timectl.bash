@@ -17,7 +17,7 @@ _timectl() {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders watch help"
+    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders away watch help"
 
     # The command and subcommand typed so far; option values are skipped.
     local command="" sub="" i word
@@ -88,6 +88,9 @@ _timectl() {
             [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
         edit) options="--project --start --duration --note --help" ;;
         reminders) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "off 25 30 45 60 90" -- "$cur")); return; } ;;
+        away)
+            options="--json --help"
+            [[ -z $sub && $cur != -* ]] && { COMPREPLY=($(compgen -W "keep discard stop" -- "$cur")); return; } ;;
         watch) options="--format --help" ;;
         help)
             [[ -z $sub ]] && { COMPREPLY=($(compgen -W "$commands" -- "$cur")); return; } ;;

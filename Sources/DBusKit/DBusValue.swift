@@ -40,6 +40,9 @@ public indirect enum DBusValue: Sendable {
     case string(String)
     case objectPath(String)
     case signature(String)
+    /// A Unix file descriptor (`h`). Appending duplicates it (the caller keeps its own); one read
+    /// from a message is a new descriptor that the reader owns and must close.
+    case unixFD(Int32)
     /// An array whose elements all have `elementSignature` (needed for empty arrays).
     case array(elementSignature: String, [DBusValue])
     /// `a{kv}`: an array of dict entries, order preserved.
@@ -62,6 +65,7 @@ public indirect enum DBusValue: Sendable {
         case .string: return "s"
         case .objectPath: return "o"
         case .signature: return "g"
+        case .unixFD: return "h"
         case .array(let element, _): return "a" + element
         case .dictionary(let key, let value, _): return "a{" + key + value + "}"
         case .structure(let fields): return "(" + fields.map(\.signature).joined() + ")"
@@ -142,6 +146,7 @@ extension DBusValue: Equatable {
         case (.string(let a), .string(let b)): return a == b
         case (.objectPath(let a), .objectPath(let b)): return a == b
         case (.signature(let a), .signature(let b)): return a == b
+        case (.unixFD(let a), .unixFD(let b)): return a == b
         case (.array(let sa, let a), .array(let sb, let b)): return sa == sb && a == b
         case (.dictionary(let ka, let va, let a), .dictionary(let kb, let vb, let b)):
             return ka == kb && va == vb && a.count == b.count
@@ -331,6 +336,7 @@ extension DBusValue {
         case .string(let v): try text(.string, v)
         case .objectPath(let v): try text(.objectPath, v)
         case .signature(let v): try text(.signature, v)
+        case .unixFD(let v): try basic(.unixFD, v)
         case .array(let element, let items):
             try container(.array, element) { sub in
                 for item in items { try item.append(to: &sub) }
@@ -407,6 +413,7 @@ extension DBusValue {
         case .string: return .string(text())
         case .objectPath: return .objectPath(text())
         case .signature: return .signature(text())
+        case .unixFD: return .unixFD(basic(Int32(-1)))
         case .array:
             let full = currentSignature(&iter)            // e.g. "a{sv}" or "as"
             let element = String(full.dropFirst())

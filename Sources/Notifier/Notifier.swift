@@ -43,6 +43,14 @@ public final class Notifier {
     /// Closes the reminder, if one is shown (its session was paused or stopped).
     public func closeReminder() { worker.post(oneOff: .closeReminder) }
 
+    /// The return notification of an away span, with Keep, Discard and `stopLabel`; replaces
+    /// the previous one.
+    public func showAway(id: Int64, summary: String, body: String, stopLabel: String) {
+        worker.post(oneOff: .away(id: id, summary: summary, body: body, stopLabel: stopLabel))
+    }
+    /// Closes the return notification (its span was answered elsewhere).
+    public func closeAway() { worker.post(oneOff: .closeAway) }
+
     /// Stops the worker thread. A libnotify call can block for 25 s on a hung server, so this
     /// waits at most `seconds` and then leaves the thread behind (the process is ending anyway).
     /// Returns true when the thread finished.
@@ -51,7 +59,10 @@ public final class Notifier {
 }
 
 enum TimerDesire: Equatable { case unchanged, show(TimerNotification), close }
-enum OneOff { case reminder(summary: String, body: String), report(summary: String, body: String), closeReminder }
+enum OneOff {
+    case reminder(summary: String, body: String), report(summary: String, body: String), closeReminder
+    case away(id: Int64, summary: String, body: String, stopLabel: String), closeAway
+}
 
 // MARK: - C callbacks (named functions; user data is an unretained NotifierWorker)
 
@@ -137,6 +148,7 @@ final class NotifierWorker: @unchecked Sendable {
     private var timerNote: UnsafeMutablePointer<NotifyNotification>?
     private var appliedTimer: TimerNotification?
     private var reminderNote: UnsafeMutablePointer<NotifyNotification>?
+    private var awayNote: UnsafeMutablePointer<NotifyNotification>?
     private var problemLogged = false
     private var wantedTimer: TimerNotification?
     private var timerFailed = false
@@ -250,6 +262,7 @@ final class NotifierWorker: @unchecked Sendable {
         // Leave nothing behind that points at a dead agent.
         if let n = timerNote { close(n); timerNote = nil }
         if let n = reminderNote { close(n); reminderNote = nil }
+        if let n = awayNote { close(n); awayNote = nil }
         notify_uninit()
         // Drop sources that may still be queued.
         while g_main_context_iteration(context, 0) != 0 {}
@@ -283,6 +296,10 @@ final class NotifierWorker: @unchecked Sendable {
             if let n = reminderNote { reminderNote = nil; close(n) }
             oneOffs.removeAll { if case .closeReminder = $0 { true } else { false } }
         }
+        if oneOffs.contains(where: { if case .closeAway = $0 { true } else { false } }) {
+            if let n = awayNote { awayNote = nil; close(n) }
+            oneOffs.removeAll { if case .closeAway = $0 { true } else { false } }
+        }
         guard wantedTimer != nil && timerDue || !oneOffs.isEmpty else { return }
         let caps = serverCapabilities()
         if caps.isEmpty {
@@ -296,7 +313,8 @@ final class NotifierWorker: @unchecked Sendable {
             switch o {
             case .reminder(let s, let b): applyReminder(summary: s, body: b, caps: caps)
             case .report(let s, let b): applyReport(summary: s, body: b, caps: caps)
-            case .closeReminder: break
+            case .away(let id, let s, let b, let stop): applyAway(id: id, summary: s, body: b, stopLabel: stop, caps: caps)
+            case .closeReminder, .closeAway: break
             }
         }
     }
@@ -345,6 +363,17 @@ final class NotifierWorker: @unchecked Sendable {
         notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
         notify_notification_set_timeout(n, 0)
         setActions(n, NotifierText.reminderActions(capabilities: caps))
+        _ = show(n)
+    }
+
+    private func applyAway(id: Int64, summary: String, body: String, stopLabel: String, caps: Set<String>) {
+        let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
+        let n = notification(reusing: awayNote, summary: summary, body: text)
+        awayNote = n
+        setCommonHints(n, category: NotifierText.awayCategory)
+        notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
+        notify_notification_set_timeout(n, 0) // stays until answered or dismissed
+        setActions(n, NotifierText.awayActions(id: id, stopLabel: stopLabel, capabilities: caps))
         _ = show(n)
     }
 
@@ -429,6 +458,10 @@ final class NotifierWorker: @unchecked Sendable {
             reminderNote = nil
             forget(n)
         }
+        if let n = awayNote {
+            awayNote = nil
+            forget(n)
+        }
         timerFailed = wantedTimer != nil // shown again at the next event
     }
 
@@ -451,6 +484,11 @@ final class NotifierWorker: @unchecked Sendable {
         if let n = timerNote, gpointer(n) == p {
             timerNote = nil
             appliedTimer = nil
+            g_signal_handlers_disconnect_matched(p, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
+                                                 Unmanaged.passUnretained(self).toOpaque())
+            g_object_unref(n)
+        } else if let n = awayNote, gpointer(n) == p {
+            awayNote = nil
             g_signal_handlers_disconnect_matched(p, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
                                                  Unmanaged.passUnretained(self).toOpaque())
             g_object_unref(n)

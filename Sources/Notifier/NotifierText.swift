@@ -22,6 +22,8 @@ public struct TimerNotification: Equatable, Sendable {
 /// What the user chose on one of our notifications. Delivered on the main context.
 public enum NotifierAction: Equatable, Sendable {
     case pause, resume, stop, openDefault, reminderStop, reminderKeepGoing
+    /// An answer on the return notification of away span `id`: keep, discard or stop.
+    case away(id: Int64, choice: String)
 }
 
 /// An action button: the D-Bus action key and its label.
@@ -112,8 +114,22 @@ public enum NotifierText {
                 NotificationActionSpec(key: "reminder-keep-going", label: "Keep going")]
     }
 
+    public static let awayCategory = "x-time-tracker.away"
+
+    /// The return notification's answers: Keep, Discard, Stop at 14:05 (keys name the span).
+    public static func awayActions(id: Int64, stopLabel: String, capabilities: Set<String>) -> [NotificationActionSpec] {
+        guard capabilities.contains("actions") else { return [] }
+        return [NotificationActionSpec(key: "away-keep-\(id)", label: "Keep"),
+                NotificationActionSpec(key: "away-discard-\(id)", label: "Discard"),
+                NotificationActionSpec(key: "away-stop-\(id)", label: stopLabel)]
+    }
+
     /// Maps an action key we sent back to what it means.
     public static func action(forKey key: String) -> NotifierAction? {
+        let parts = key.split(separator: "-")
+        if parts.count == 3, parts[0] == "away", let id = Int64(parts[2]), ["keep", "discard", "stop"].contains(parts[1]) {
+            return .away(id: id, choice: String(parts[1]))
+        }
         switch key {
         case "default": return .openDefault
         case "pause": return .pause

@@ -135,6 +135,7 @@ public enum AgentMain {
             return 1
         }
         Log.info("serving \(Contract.busName) with data in \(directory) (storage \(home.status.state.rawValue))")
+        service.startAwayDetection(sessionBus: connection)
 
         let loop = g_main_loop_new(nil, 0)!
         defer { g_main_loop_unref(loop) }

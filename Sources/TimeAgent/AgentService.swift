@@ -9,9 +9,11 @@ import TimeCore
 public final class AgentService {
     let tracker: Tracker
     let storage: StorageStatus
-    private var published: TimerProperties
-    private var connection: BusConnection?
-    private var notifier: Notifier?
+    var published: TimerProperties
+    var connection: BusConnection?
+    var notifier: Notifier?
+    /// Away detection's state (AgentService+Away).
+    var away = AwayAgentState()
     private let minuteLength: Int64
     private var reminderSource: UInt32 = 0
     private var reminderActiveSeconds: Int64 = 0
@@ -40,6 +42,7 @@ public final class AgentService {
 
     public func shutdown() {
         if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
+        stopAwayDetection()
         // The data first: a notification server that hangs must not hold up saving it.
         tracker.tidyUp()
         do {
@@ -58,7 +61,9 @@ public final class AgentService {
 
     private func currentProperties(_ status: TimerStatus?) -> TimerProperties {
         guard let status else { return TimerProperties() }
-        return TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
+        var properties = TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
+        properties.setAway(from: tracker)
+        return properties
     }
 
     /// After a reply: one `PropertiesChanged` with everything that changed, then the reminder
@@ -79,6 +84,7 @@ public final class AgentService {
         }
         scheduleReminder()
         updateTimerNotification(status)
+        updateAway()
     }
 
     private func updateTimerNotification(_ status: TimerStatus?) {
@@ -137,6 +143,7 @@ public final class AgentService {
             case .resume: try tracker.resume()
             case .stop, .reminderStop: try tracker.stop()
             case .openDefault, .reminderKeepGoing: break
+            case .away(let id, let choice): try resolveAway(id: id, choice: choice)
             }
         } catch {
             Log.warning("notification action \(action) refused: \(error)")
@@ -147,7 +154,7 @@ public final class AgentService {
     // MARK: The interface table
 
     /// A method whose effect may change the timer: properties and notification follow the reply.
-    private func changing(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
+    func changing(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
                           _ body: @escaping (Arguments) throws -> [DBusValue]) -> Method {
         Method(name: name, inArgs: inArgs, outArgs: outArgs, doc: doc) { [unowned self] call in
             // Read-only storage refuses every change first, whatever else is wrong with the request:
@@ -158,7 +165,7 @@ public final class AgentService {
         }
     }
 
-    private func reading(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
+    func reading(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
                          _ body: @escaping (Arguments) throws -> [DBusValue]) -> Method {
         Method(name: name, inArgs: inArgs, outArgs: outArgs, doc: doc) { call in
             try contractCall { try body(Arguments(values: call.arguments)) }
@@ -166,7 +173,7 @@ public final class AgentService {
     }
 
     /// A property served from the published values, so Get always agrees with the last PropertiesChanged.
-    private func property(_ name: String, _ signature: String, _ doc: String) -> Property {
+    func property(_ name: String, _ signature: String, _ doc: String) -> Property {
         precondition(TimerProperties().values[name]?.signature == signature, "\(name) is not a published property of type \(signature)")
         return Property(name: name, signature: signature, doc: doc) { [unowned self] in self.published.values[name]! }
     }
@@ -279,7 +286,7 @@ public final class AgentService {
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ], properties: [
+        ] + awayMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),
@@ -302,7 +309,7 @@ public final class AgentService {
                 self.published.reminderMinutes = self.tracker.reminderMinutes
                 self.scheduleReminder()
             },
-        ])
+        ] + awayProperties)
     }
 
     // MARK: Dictionaries

@@ -17,6 +17,9 @@ struct TimerProperties: Equatable {
     var storageState = "ok"
     var storageMessage = ""
     var reminderMinutes: UInt32 = 60
+    var awayMinutes: UInt32 = AwayState.defaultMinutes
+    var awaySince: Int64 = 0
+    var pendingAway: DBusValue = .array(elementSignature: "(txxss)", [])
 
     init() {}
 
@@ -44,6 +47,7 @@ struct TimerProperties: Equatable {
             "RunningSince": .int64(runningSince), "ActiveSeconds": .uint64(activeSeconds), "Note": .string(note),
             "LastProject": .string(lastProject), "StorageState": .string(storageState),
             "StorageMessage": .string(storageMessage), "ReminderMinutes": .uint32(reminderMinutes),
+            "AwayMinutes": .uint32(awayMinutes), "AwaySince": .int64(awaySince), "PendingAway": pendingAway,
         ]
     }
 

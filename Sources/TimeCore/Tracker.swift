@@ -72,7 +72,7 @@ public final class Tracker {
 
     private var projectsByID: [ProjectID: Project] = [:]
     private var categoriesByID: [Int64: Category] = [:]
-    private var openSession: WorkSession?
+    var openSession: WorkSession?
     private var reminderMinutesValue: UInt32 = Tracker.defaultReminderMinutes
 
     public static let defaultReminderMinutes: UInt32 = 60
@@ -174,6 +174,7 @@ public final class Tracker {
         try change {
             let running = open.segments.last!
             try store.closeRunningSegment(of: open.id, at: max(now, running.start))
+            try endAwaySpan(at: max(now, running.start))
             openSession = try store.session(id: open.id)
         }
     }
@@ -217,6 +218,7 @@ public final class Tracker {
         }
         done.end = max(time, done.segments.last?.end ?? done.start, done.start)
         try store.updateSession(done, previous: open, segmentsChanged: open.isRunning)
+        try endAwaySpan(at: done.end!)
         openSession = nil
     }
 

@@ -21,8 +21,9 @@ final class NotificationWorld {
     /// - Parameters:
     ///   - dunst: start Xvfb and dunst (false: no notification server at all).
     ///   - beforeAgent: runs on the bus before the agent starts (e.g. a hung server).
+    ///   - prepareData: runs on the agent's data folder before the agent starts.
     init(_ label: String, dunst: Bool = true, environment: [String: String] = [:],
-         beforeAgent: (PrivateBus) throws -> Void = { _ in }) throws {
+         beforeAgent: (PrivateBus) throws -> Void = { _ in }, prepareData: (String) throws -> Void = { _ in }) throws {
         output = try testOutputDirectory("AgentNotificationTests/" + label)
         bus = try PrivateBus()
         data = TemporaryDirectory("time-notify-data")
@@ -36,6 +37,7 @@ final class NotificationWorld {
                                      output: output + "/notifications-wire.txt")
             guard monitor!.waitUntilListening() else { throw FixtureError("dbus-monitor did not start") }
             try beforeAgent(bus)
+            try prepareData(data.file("data"))
             process = try AgentProcess(bus: bus, dataDirectory: data.file("data"), arguments: [], environment: environment)
             connection = try bus.connect()
         } catch {

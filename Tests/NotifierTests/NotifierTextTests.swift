@@ -61,3 +61,17 @@ final class NotifierTextTests: XCTestCase {
         XCTAssertNil(NotifierText.action(forKey: "bogus"))
     }
 }
+
+/// The return notification's answers carry their span's id in the action key.
+final class AwayNotifierTextTests: XCTestCase {
+    func testAwayActionKeys() {
+        let actions = NotifierText.awayActions(id: 12, stopLabel: "Stop at 14:05", capabilities: ["actions"])
+        XCTAssertEqual(actions.map(\.key), ["away-keep-12", "away-discard-12", "away-stop-12"])
+        XCTAssertEqual(actions.map(\.label), ["Keep", "Discard", "Stop at 14:05"])
+        XCTAssertEqual(NotifierText.awayActions(id: 12, stopLabel: "x", capabilities: []), [])
+        XCTAssertEqual(NotifierText.action(forKey: "away-stop-12"), .away(id: 12, choice: "stop"))
+        XCTAssertEqual(NotifierText.action(forKey: "away-discard-3"), .away(id: 3, choice: "discard"))
+        XCTAssertNil(NotifierText.action(forKey: "away-forget-3"))
+        XCTAssertNil(NotifierText.action(forKey: "away-keep-x"))
+    }
+}

@@ -28,6 +28,7 @@ public enum Products {
     }
     public static var agent: String { directory + "/time-agent" }
     public static var timectl: String { directory + "/timectl" }
+    public static var fakeDesktop: String { directory + "/time-fake-desktop" }
 }
 
 /// The result of running a command to its end.
@@ -203,6 +204,8 @@ public final class AgentProcess {
         log = dataDirectory + ".log"
         var env = bus.environment
         env["TZ"] = env["TZ"] ?? "Europe/Berlin"
+        // Never the machine's own logind: a test that wants one passes its private system bus.
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/time-test-system-bus"
         for (key, value) in environment { env[key] = value }
         process = try Command.start(Products.agent, ["--data-dir", dataDirectory] + arguments, environment: env, log: log)
         if waitForName {

@@ -42,7 +42,7 @@ final class TestBus {
             // The activated agent gets the daemon's environment, not a test's: env sets its zone.
             let agent = "\(Products.agent) --data-dir \(dataDirectory) --no-notifications"
             try bus.installService(name: AgentProcess.busName,
-                                   exec: "/usr/bin/env TZ=\(TestBus.timeZone) TIME_TRACKER_DATA_DIR=\(dataDirectory) \(agent)")
+                                   exec: "/usr/bin/env TZ=\(TestBus.timeZone) TIME_TRACKER_DATA_DIR=\(dataDirectory) DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/time-test-system-bus \(agent)")
         }
     }
 

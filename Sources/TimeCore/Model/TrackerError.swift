@@ -9,6 +9,7 @@ public enum TrackerError: Error, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     case readOnly(String)
     case storageFailure(String)
+    case noSuchAway(String)
 
     /// The contract's error name, without the interface prefix.
     public var name: String {
@@ -21,13 +22,15 @@ public enum TrackerError: Error, Equatable, CustomStringConvertible {
         case .invalidArgument: "InvalidArgument"
         case .readOnly: "ReadOnly"
         case .storageFailure: "StorageFailure"
+        case .noSuchAway: "NoSuchAway"
         }
     }
 
     public var message: String {
         switch self {
         case .noSuchProject(let m), .noSuchCategory(let m), .noSuchSession(let m), .noCurrentSession(let m),
-             .alreadyExists(let m), .invalidArgument(let m), .readOnly(let m), .storageFailure(let m):
+             .alreadyExists(let m), .invalidArgument(let m), .readOnly(let m), .storageFailure(let m),
+             .noSuchAway(let m):
             m
         }
     }

@@ -5,8 +5,12 @@ public struct DataState: Equatable, Sendable {
     /// Every session, the open one included, ordered by id.
     public var sessions: [WorkSession]
     public var reminderMinutes: UInt32
+    /// The away setting and the unanswered away spans.
+    public var away: AwayState
 
-    public init(categories: [Category], projects: [Project], sessions: [WorkSession], reminderMinutes: UInt32) {
+    public init(categories: [Category], projects: [Project], sessions: [WorkSession], reminderMinutes: UInt32,
+                away: AwayState = AwayState()) {
+        self.away = away
         self.categories = categories.sorted { $0.id < $1.id }
         self.projects = projects.sorted { $0.id < $1.id }
         self.sessions = sessions.sorted { $0.id < $1.id }
@@ -16,7 +20,8 @@ public struct DataState: Equatable, Sendable {
     /// Reads everything from a store.
     public init(store: Store) throws {
         self.init(categories: try store.categories(), projects: try store.projects(), sessions: try store.allSessions(),
-                  reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes)
+                  reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
+                  away: try store.awayState())
     }
 
     /// Relationships that must hold: every project's category and every session's project exist,
@@ -33,6 +38,10 @@ public struct DataState: Equatable, Sendable {
             problems.append("session \(session.id) refers to missing project \(session.projectID)")
         }
         if sessions.filter(\.isOpen).count > 1 { problems.append("more than one open session") }
+        let sessionIDs = Set(sessions.map(\.id))
+        for span in away.spans where !sessionIDs.contains(span.sessionID) {
+            problems.append("away span \(span.id) refers to missing session \(span.sessionID)")
+        }
         if Set(projects.map { TextInput.nameKey($0.name) }).count != projects.count { problems.append("duplicate project names") }
         if Set(categories.map { TextInput.nameKey($0.name) }).count != categories.count { problems.append("duplicate category names") }
         return problems
@@ -53,6 +62,7 @@ public struct DataState: Equatable, Sendable {
         compare("project", projects, other.projects, id: \.id)
         compare("session", sessions, other.sessions, id: \.id)
         if reminderMinutes != other.reminderMinutes { found.append("reminder minutes differ") }
+        if away != other.away { found.append("away settings or spans differ") }
         return found
     }
 }

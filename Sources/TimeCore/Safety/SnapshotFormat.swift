@@ -15,8 +15,9 @@
 ///   session and the finished sessions begun on the UTC day of the snapshot are in the payload
 ///   itself (`openSession`, `sessions`), so the timer's changes rewrite no chunk; those sessions
 ///   are left out of their month's chunk. Older payloads migrate forward into `sessions` too.
+/// - v5: v4 plus `away`: the away setting and the unanswered away spans (SnapshotFormat+Away).
 public enum SnapshotFormat {
-    public static let currentVersion: Int64 = 4
+    public static let currentVersion: Int64 = 5
     public static let oldestVersion: Int64 = 2
     static let formatName = "time-tracker-snapshot"
 
@@ -101,10 +102,12 @@ public enum SnapshotFormat {
     /// The canonical payload: keys in byte order, the chunk list spliced in already serialized.
     /// Written by hand, objects with their keys already in order: this runs on every change.
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
-                        openSession: WorkSession?, chunkList: String, todaysSessions: String = "") -> String {
+                        openSession: WorkSession?, chunkList: String, todaysSessions: String = "",
+                        away: String = "") -> String {
         var out = ""
         out.reserveCapacity(chunkList.utf8.count + todaysSessions.utf8.count + 120 * (projects.count + categories.count) + 1024)
-        out += "{\"categories\":["
+        out += away.isEmpty ? "{" : "{\"away\":" + away + ","
+        out += "\"categories\":["
         for (index, category) in categories.sorted(by: { $0.id < $1.id }).enumerated() {
             out += index == 0 ? "{\"id\":" : ",{\"id\":"
             out += String(category.id)
@@ -235,11 +238,12 @@ public enum SnapshotFormat {
         return .object(members)
     }
 
-    /// Brings a payload of any readable version to v4.
+    /// Brings a payload of any readable version to the current one.
     static func migrate(_ payload: JSON, from version: Int64) throws -> JSON {
         var current = payload
         if version <= 2 { current = try migrateV2toV3(current) }
         if version <= 3 { current = try migrateV3toV4(current) }
+        if version <= 4 { current = try migrateV4toV5(current) }
         return current
     }
 
@@ -292,6 +296,7 @@ public enum SnapshotFormat {
             sessions += try list.map(decodeSession)
         }
         guard minutes >= 0 && minutes <= Int64(Tracker.maximumReminderMinutes) else { throw Failure.malformed("bad settings") }
-        return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes))
+        return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes),
+                         away: try decodeAway(payload["away"]))
     }
 }

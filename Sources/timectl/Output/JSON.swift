@@ -14,6 +14,7 @@ extension JSON {
             self = .object(entries.map { (key, value) in (key.stringValue ?? String(key.integer ?? 0), JSON(value)) })
         case .structure(let fields): self = .array(fields.map(JSON.init))
         case .variant(let inner): self = JSON(inner)
+        case .unixFD(let fd): self = .int(Int64(fd))
         }
     }
 

@@ -1,0 +1,3 @@
+#include <sys/timerfd.h>
+#include <time.h>
+#include <poll.h>
