@@ -147,7 +147,7 @@ public final class AgentService {
     // MARK: The interface table
 
     /// A method whose effect may change the timer: properties and notification follow the reply.
-    private func changing(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
+    func changing(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
                           _ body: @escaping (Arguments) throws -> [DBusValue]) -> Method {
         Method(name: name, inArgs: inArgs, outArgs: outArgs, doc: doc) { [unowned self] call in
             // Read-only storage refuses every change first, whatever else is wrong with the request:
@@ -158,7 +158,7 @@ public final class AgentService {
         }
     }
 
-    private func reading(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
+    func reading(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
                          _ body: @escaping (Arguments) throws -> [DBusValue]) -> Method {
         Method(name: name, inArgs: inArgs, outArgs: outArgs, doc: doc) { call in
             try contractCall { try body(Arguments(values: call.arguments)) }
@@ -279,7 +279,7 @@ public final class AgentService {
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ], properties: [
+        ] + exchangeMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),

@@ -39,7 +39,7 @@ final class SchemaMigrationFixtureTests: XCTestCase {
             let home = try DataHome(directory: folder, clock: Clock1795())
             XCTAssertEqual(home.status, .ok, home.status.message)
             let tracker = home.tracker
-            XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), 4)
+            XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
             XCTAssertEqual(try tracker.store.database.query("PRAGMA foreign_key_check") { $0.string(0) }, [])
 
             // Every record and relationship.

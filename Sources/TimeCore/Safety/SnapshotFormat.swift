@@ -15,8 +15,9 @@
 ///   session and the finished sessions begun on the UTC day of the snapshot are in the payload
 ///   itself (`openSession`, `sessions`), so the timer's changes rewrite no chunk; those sessions
 ///   are left out of their month's chunk. Older payloads migrate forward into `sessions` too.
+/// - v5: v4 plus `importKey` on a session that was imported (absent otherwise).
 public enum SnapshotFormat {
-    public static let currentVersion: Int64 = 4
+    public static let currentVersion: Int64 = 5
     public static let oldestVersion: Int64 = 2
     static let formatName = "time-tracker-snapshot"
 
@@ -50,9 +51,9 @@ public enum SnapshotFormat {
     /// A session's canonical JSON; the keys are written in their sorted order by hand, since
     /// chunks hold thousands of sessions and this is the hot path of a snapshot.
     static func sessionJSON(_ session: WorkSession) -> JSON {
-        .object([
-            ("end", session.end.map(JSON.int) ?? .null),
-            ("id", .int(session.id)),
+        var members: [(String, JSON)] = [("end", session.end.map(JSON.int) ?? .null), ("id", .int(session.id))]
+        if !session.importKey.isEmpty { members.append(("importKey", .string(session.importKey))) }
+        return .object(members + [
             ("note", .string(session.note)),
             ("projectId", .int(session.projectID)),
             ("segments", .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) })),
@@ -235,11 +236,12 @@ public enum SnapshotFormat {
         return .object(members)
     }
 
-    /// Brings a payload of any readable version to v4.
+    /// Brings a payload of any readable version to v5.
     static func migrate(_ payload: JSON, from version: Int64) throws -> JSON {
         var current = payload
         if version <= 2 { current = try migrateV2toV3(current) }
         if version <= 3 { current = try migrateV3toV4(current) }
+        // v4 → v5: a session without `importKey` was not imported; nothing to add.
         return current
     }
 
@@ -256,7 +258,7 @@ public enum SnapshotFormat {
                 throw Failure.malformed("a segment is not [start, end]")
             }
             return Segment(start: from, end: values[1].isNull ? nil : try integer(values[1]))
-        })
+        }, importKey: json["importKey"]?.stringValue ?? "")
     }
 
     private static func integer(_ json: JSON) throws -> Int64 {

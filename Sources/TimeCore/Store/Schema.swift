@@ -4,8 +4,9 @@
 /// v2: projects, categories, sessions with a total of active time and no notes.
 /// v3: notes on sessions.
 /// v4: exact active segments; a session's old total becomes its "unrecorded" time.
+/// v5: import keys on sessions (what makes a re-import add nothing) and a random id of this data.
 enum Schema {
-    static let currentVersion: Int64 = 4
+    static let currentVersion: Int64 = 5
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -52,6 +53,11 @@ enum Schema {
             ALTER TABLE sessions RENAME COLUMN active_seconds TO unrecorded_seconds;
             ALTER TABLE sessions DROP COLUMN running_since;
             CREATE INDEX sessions_open ON sessions(end) WHERE end IS NULL;
+            """),
+        Migration(version: 5, name: "import keys", sql: """
+            ALTER TABLE sessions ADD COLUMN import_key TEXT;
+            CREATE UNIQUE INDEX sessions_by_import_key ON sessions(import_key) WHERE import_key IS NOT NULL;
+            INSERT OR IGNORE INTO meta(key, value) VALUES('data_id', lower(hex(randomblob(8))));
             """),
     ]
 
