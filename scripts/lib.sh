@@ -4,6 +4,8 @@
 # Debian packages for building, and the extra ones the tests drive for real.
 BUILD_PACKAGES="pkg-config libdbus-1-dev libglib2.0-dev libnotify-dev libsqlite3-dev"
 TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps zsh fish"
+# The peers the import tests drive (scripts/test-exchange.sh); PyPI's td-watson and icalendar go in a venv.
+EXCHANGE_PACKAGES="timewarrior hamster-time-tracker python3-venv sqlite3 dbus-daemon"
 
 say() { printf '%s\n' "$*" >&2; }
 
