@@ -74,6 +74,9 @@ extension Tracker {
 
         for record in data.records {
             guard let end = record.end else { continue } // running: warned by the reader
+            guard record.start >= 0 else {
+                throw TrackerError.invalidArgument("Nothing was imported: an entry starts before 1970 (\(record.start)); check the source's times.")
+            }
             guard end <= now else {
                 summary.warnings.append("An entry from \(WallClock.iso(record.start)) to \(WallClock.iso(end)) ends in the future and was not imported.")
                 continue
