@@ -136,6 +136,29 @@ final class ExchangeTests: TrackerTestCase {
         XCTAssertEqual(data.warnings.count, 1)
     }
 
+    func testDefaultLocationsAndAnIntervalInTheWrongMonthFile() throws {
+        let home = directory + "/home", xdgData = directory + "/xdg-data", xdgConfig = directory + "/xdg-config"
+        // Timewarrior 1.5's XDG location, used when neither $TIMEWARRIORDB nor ~/.timewarrior exists.
+        let data = xdgData + "/timewarrior/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        // A month file holds the interval of another month (files are named by local month).
+        try Data("inc 20251031T230000Z - 20251101T010000Z # Late\n".utf8).write(to: URL(fileURLWithPath: data + "/2025-11.data"))
+        try Data("not a month file\n".utf8).write(to: URL(fileURLWithPath: data + "/tags.data"))
+        try FileManager.default.createDirectory(atPath: xdgConfig + "/watson", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture("watson-frames.json"), toPath: xdgConfig + "/watson/frames")
+        try FileManager.default.createDirectory(atPath: xdgData + "/hamster", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: try hamsterDatabase(), toPath: xdgData + "/hamster/hamster.db")
+        let environment: [String: String] = ["HOME": home, "XDG_DATA_HOME": xdgData, "XDG_CONFIG_HOME": xdgConfig]
+        let timewarrior = try ImportFormat.timewarrior.read(path: "") { environment[$0] }
+        XCTAssertEqual(timewarrior.records.map(\.start), [utc(2025, 10, 31, 23)])
+        XCTAssertEqual(try ImportFormat.watson.read(path: "") { environment[$0] }.records.count, 4)
+        XCTAssertEqual(try ImportFormat.hamster.read(path: "") { environment[$0] }.records.count, 7)
+        // $TIMEWARRIORDB comes first; when it names nothing, the error lists where it looked.
+        XCTAssertThrowsError(try ImportFormat.timewarrior.read(path: "") { ["HOME": home, "TIMEWARRIORDB": home + "/tw"][$0] }) { error in
+            XCTAssertTrue("\(error)".contains(home + "/tw/data"), "\(error)")
+        }
+    }
+
     // MARK: Import through the tracker
 
     func testTimewarriorImportIsOneChangeAndAReimportAddsNothing() throws {
