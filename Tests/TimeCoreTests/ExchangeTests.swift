@@ -335,6 +335,23 @@ final class ExchangeTests: TrackerTestCase {
 
     // MARK: The store's version 5
 
+    func testTheDataIDIsKeptInSnapshotsAndComesBackWithARestore() throws {
+        let folder = directory + "/home"
+        let home = try DataHome(directory: folder, clock: clock)
+        try home.tracker.createProject(name: "Writing", color: "", category: "")
+        try home.tracker.addSession(project: 1, start: utc(2026, 11, 28, 13), duration: "1h", note: "")
+        let uid = try home.tracker.export(format: "ical", from: 0, to: 0, project: 0)
+            .split(separator: "\r\n").first { $0.hasPrefix("UID:") }!
+        let dataID = try home.tracker.store.dataID()
+        let snapshot = try XCTUnwrap(SnapshotKeeper.scan(folder + "/snapshots").last)
+        let state = try SnapshotKeeper.state(at: snapshot.path)
+        XCTAssertEqual(state.dataID, dataID)
+        let fresh = try Store(path: directory + "/restored.sqlite", create: true)
+        try SnapshotKeeper.restore(state, into: fresh, stateHash: nil)
+        let restored = try Tracker(store: fresh, clock: clock)
+        XCTAssertTrue(try restored.export(format: "ical", from: 0, to: 0, project: 0).contains(uid + "\r\n"), "same UIDs after a restore")
+    }
+
     func testAVersion4StoreGainsImportKeysAndADataID() throws {
         let path = directory + "/v4.sqlite"
         let database = try SQLiteDatabase(path: path, mode: .readWriteCreate)

@@ -208,7 +208,7 @@ extension Store {
     /// A random id kept with this data (made by schema v5); stable across exports.
     func dataID() throws -> String {
         if let id = try meta("data_id") { return id }
-        // A store restored from a snapshot has no meta row yet: derive one from its oldest records.
+        // A store restored from a snapshot written before v5 has none: derive one from its oldest records.
         let seed = try database.queryFirst("SELECT coalesce(min(id), 0) || '-' || coalesce(min(start), 0) FROM sessions") { $0.string(0) } ?? ""
         return String(SHA256.hex(Array(seed.utf8)).prefix(16))
     }

@@ -5,18 +5,22 @@ public struct DataState: Equatable, Sendable {
     /// Every session, the open one included, ordered by id.
     public var sessions: [WorkSession]
     public var reminderMinutes: UInt32
+    /// The random id kept with this data (v5; "" before): it keeps iCalendar UIDs stable.
+    public var dataID: String
 
-    public init(categories: [Category], projects: [Project], sessions: [WorkSession], reminderMinutes: UInt32) {
+    public init(categories: [Category], projects: [Project], sessions: [WorkSession], reminderMinutes: UInt32, dataID: String = "") {
         self.categories = categories.sorted { $0.id < $1.id }
         self.projects = projects.sorted { $0.id < $1.id }
         self.sessions = sessions.sorted { $0.id < $1.id }
         self.reminderMinutes = reminderMinutes
+        self.dataID = dataID
     }
 
     /// Reads everything from a store.
     public init(store: Store) throws {
         self.init(categories: try store.categories(), projects: try store.projects(), sessions: try store.allSessions(),
-                  reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes)
+                  reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
+                  dataID: try store.meta("data_id") ?? "")
     }
 
     /// Relationships that must hold: every project's category and every session's project exist,
@@ -53,6 +57,7 @@ public struct DataState: Equatable, Sendable {
         compare("project", projects, other.projects, id: \.id)
         compare("session", sessions, other.sessions, id: \.id)
         if reminderMinutes != other.reminderMinutes { found.append("reminder minutes differ") }
+        if dataID != other.dataID { found.append("data id differs") }
         return found
     }
 }

@@ -15,7 +15,8 @@
 ///   session and the finished sessions begun on the UTC day of the snapshot are in the payload
 ///   itself (`openSession`, `sessions`), so the timer's changes rewrite no chunk; those sessions
 ///   are left out of their month's chunk. Older payloads migrate forward into `sessions` too.
-/// - v5: v4 plus `importKey` on a session that was imported (absent otherwise).
+/// - v5: v4 plus `importKey` on a session that was imported (absent otherwise) and the data's
+///   random id, `settings.dataId`.
 public enum SnapshotFormat {
     public static let currentVersion: Int64 = 5
     public static let oldestVersion: Int64 = 2
@@ -102,7 +103,7 @@ public enum SnapshotFormat {
     /// The canonical payload: keys in byte order, the chunk list spliced in already serialized.
     /// Written by hand, objects with their keys already in order: this runs on every change.
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
-                        openSession: WorkSession?, chunkList: String, todaysSessions: String = "") -> String {
+                        openSession: WorkSession?, chunkList: String, todaysSessions: String = "", dataID: String = "") -> String {
         var out = ""
         out.reserveCapacity(chunkList.utf8.count + todaysSessions.utf8.count + 120 * (projects.count + categories.count) + 1024)
         out += "{\"categories\":["
@@ -136,7 +137,13 @@ public enum SnapshotFormat {
             out += ",\"sessions\":"
             out += todaysSessions
         }
-        out += ",\"settings\":{\"reminderMinutes\":"
+        out += ",\"settings\":{"
+        if !dataID.isEmpty {
+            out += "\"dataId\":"
+            JSON.writeString(dataID, to: &out)
+            out += ","
+        }
+        out += "\"reminderMinutes\":"
         out += String(reminderMinutes)
         out += "}}"
         return out
@@ -294,6 +301,7 @@ public enum SnapshotFormat {
             sessions += try list.map(decodeSession)
         }
         guard minutes >= 0 && minutes <= Int64(Tracker.maximumReminderMinutes) else { throw Failure.malformed("bad settings") }
-        return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes))
+        return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes),
+                         dataID: payload["settings"]?["dataId"]?.stringValue ?? "")
     }
 }

@@ -272,7 +272,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         let payload = SnapshotFormat.payload(
             categories: try store.categories(), projects: try store.projects(),
             reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-            openSession: try store.openSession(), chunkList: chunkList, todaysSessions: inlineCache ?? "")
+            openSession: try store.openSession(), chunkList: chunkList, todaysSessions: inlineCache ?? "",
+            dataID: try store.meta("data_id") ?? "")
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         let sequence = (entries.last?.sequence ?? 0) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
@@ -381,6 +382,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             for project in state.projects { _ = try store.insertProject(project, keepingID: true) }
             for session in state.sessions { _ = try store.insertSession(session, keepingID: true) }
             try store.setMeta("reminder_minutes", String(state.reminderMinutes))
+            if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
             if let stateHash { try store.setMeta("snapshot_state", stateHash) }
             try store.commit()
         } catch {
