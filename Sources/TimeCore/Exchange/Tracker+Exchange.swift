@@ -134,8 +134,8 @@ extension Tracker {
         summary.description = "Imported \(grouped(pending.count)) \(pending.count == 1 ? "session" : "sessions") from \(format.displayName)"
         guard !dryRun, !(pending.isEmpty && newProjects.isEmpty && newCategories.isEmpty) else { return summary }
 
-        let description = summary.description // the history's sentence for this change
-        _ = description
+        // One change, one verified snapshot, however many records; its sentence in the history
+        // of changes is `summary.description`.
         try change {
             var categoryIDs = Dictionary(categoriesByID.values.map { (TextInput.nameKey($0.name), $0.id) }, uniquingKeysWith: { a, _ in a })
             for name in newCategories {
