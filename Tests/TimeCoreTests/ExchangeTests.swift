@@ -233,7 +233,7 @@ final class ExchangeTests: TrackerTestCase {
 
     func testABadFileIsRefusedWholeAndNothingChanges() throws {
         let folder = try timewarriorFolder()
-        try tracker.importData(format: "timewarrior", path: folder, dryRun: false)
+        _ = try tracker.importData(format: "timewarrior", path: folder, dryRun: false)
         let before = try DataState(store: tracker.store)
         let bad = folder + "/2025-12.data"
         try Data("inc 20251201T080000Z - 20251201T090000Z # fine\ninc 20251201T100000Z - oops\n".utf8).write(to: URL(fileURLWithPath: bad))

@@ -26,6 +26,7 @@ extension ImportFormat {
 extension Tracker {
     /// Imports a tool's data (`path` "" = its default location) as one change with one verified
     /// snapshot; with `dryRun` nothing changes. A bad source is refused whole: nothing changes.
+    @discardableResult
     public func importData(format rawFormat: String, path: String, dryRun: Bool) throws -> ImportSummary {
         guard let format = ImportFormat(rawValue: rawFormat.trimmingWhitespace().lowercased()) else {
             throw TrackerError.invalidArgument("\"\(rawFormat.prefix(40))\" is not an import format; use one of: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
