@@ -25,7 +25,7 @@ public enum JSONExchange {
             let what = "session \(index + 1) with id, project, start, end, unrecordedSeconds, note and segments [[start, end]]"
             guard let id = session["id"]?.intValue, let project = session["project"]?.stringValue,
                   let start = session["start"]?.intValue, let end = session["end"]?.intValue, end >= start,
-                  let unrecorded = session["unrecordedSeconds"]?.intValue, unrecorded >= 0,
+                  let unrecorded = session["unrecordedSeconds"]?.intValue, unrecorded >= 0, start >= 0, unrecorded <= end - start,
                   let note = session["note"]?.stringValue, let list = session["segments"]?.arrayValue
             else { throw ExchangeError(file: file, line: 0, expected: what) }
             let segments = try list.map { pair -> Segment in
