@@ -159,6 +159,42 @@ final class ExchangeTests: TrackerTestCase {
         }
     }
 
+    /// Mangled copies of real files: each is read or refused with a named error, never a crash,
+    /// and a refused import changes nothing.
+    func testMangledFilesAreReadOrRefusedNeverACrash() throws {
+        var generator = SystemRandomNumberGenerator()
+        let timewarrior = try String(contentsOfFile: fixture("timewarrior-2025-11.data"), encoding: .utf8)
+        let watson = try String(contentsOfFile: fixture("watson-frames.json"), encoding: .utf8)
+        try sampleData()
+        let csv = try tracker.export(format: "csv", from: 0, to: 0, project: 0)
+        let json = try tracker.export(format: "json", from: 0, to: 0, project: 0)
+        let before = try DataState(store: tracker.store)
+        let alphabet = Array("0123456789-:TZ#\"\\ ,\n\r{}[]eé+".unicodeScalars)
+        for round in 0..<400 {
+            let (format, original): (ImportFormat, String) = [(.timewarrior, timewarrior), (.watson, watson), (.csv, csv), (.json, json)][round % 4]
+            var scalars = Array(original.unicodeScalars)
+            for _ in 0..<Int.random(in: 1...4, using: &generator) where !scalars.isEmpty {
+                let index = Int.random(in: 0..<scalars.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: scalars.remove(at: index)
+                case 1: scalars[index] = alphabet.randomElement(using: &generator)!
+                default: scalars.insert(alphabet.randomElement(using: &generator)!, at: index)
+                }
+            }
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: scalars)
+            let file = directory + "/mangled-\(round)" + (format == .timewarrior ? "/2025-11.data" : ".\(format.rawValue)")
+            try? FileManager.default.createDirectory(atPath: Files.directoryName(file), withIntermediateDirectories: true)
+            try Data(String(text).utf8).write(to: URL(fileURLWithPath: file))
+            do {
+                _ = try tracker.importData(format: format.rawValue, path: file, dryRun: true)
+            } catch let error as TrackerError {
+                XCTAssertEqual(error.name, "InvalidArgument", error.message)
+            }
+        }
+        XCTAssertEqual(try DataState(store: tracker.store), before, "dry runs change nothing")
+    }
+
     // MARK: Import through the tracker
 
     func testTimewarriorImportIsOneChangeAndAReimportAddsNothing() throws {
