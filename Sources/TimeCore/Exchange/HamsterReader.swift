@@ -17,6 +17,10 @@ public enum HamsterReader {
             guard tables.isSuperset(of: ["facts", "activities", "categories", "fact_tags", "tags"]) else {
                 throw ExchangeError(file: path, line: 0, expected: "Hamster's tables facts, activities, categories, fact_tags and tags")
             }
+            if tables.contains("version"),
+               let version = try database.queryFirst("SELECT version FROM version", row: { $0.int(0) }), version != 9 {
+                data.warnings.append("\(path) is a Hamster database of version \(version); it was read as Hamster 3.0's version 9.")
+            }
             var tagsByFact: [Int64: [String]] = [:]
             for (fact, tag) in try database.query(
                 "SELECT fact_tags.fact_id, tags.name FROM fact_tags JOIN tags ON tags.id = fact_tags.tag_id ORDER BY fact_tags.fact_id, tags.name",
