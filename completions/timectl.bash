@@ -17,14 +17,14 @@ _timectl() {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders away watch help"
+    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders away watch import export help"
 
     # The command and subcommand typed so far; option values are skipped.
     local command="" sub="" i word
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--duration|--note)
+            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--duration|--note|--output|-o)
                 ((i++)); continue ;;
             -*) continue ;;
         esac
@@ -48,6 +48,7 @@ _timectl() {
         --from|--to|--start|--end)
             COMPREPLY=($(compgen -W "today yesterday now" -- "$cur")); return ;;
         --color|--name|--session|--duration|--note) return ;;
+        --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
 
     if [[ -z $command ]]; then
@@ -92,6 +93,18 @@ _timectl() {
             options="--json --help"
             [[ -z $sub && $cur != -* ]] && { COMPREPLY=($(compgen -W "keep discard stop" -- "$cur")); return; } ;;
         watch) options="--format --help" ;;
+        import)
+            options="--dry-run --json --help"
+            if [[ $cur != -* ]]; then
+                case $COMP_CWORD in
+                    2) COMPREPLY=($(compgen -W "hamster timewarrior watson csv json" -- "$cur")) ;;
+                    *) COMPREPLY=($(compgen -f -- "$cur")) ;;
+                esac
+                return
+            fi ;;
+        export)
+            options="--from --to --project --output -o --help"
+            [[ $cur != -* && $COMP_CWORD == 2 ]] && { COMPREPLY=($(compgen -W "csv toggl json ical" -- "$cur")); return; } ;;
         help)
             [[ -z $sub ]] && { COMPREPLY=($(compgen -W "$commands" -- "$cur")); return; } ;;
     esac

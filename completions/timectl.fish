@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/timectl.fish (or /usr/share/fish/vendor_completions.d/).
 # Project names come from `timectl projects --names`, categories from `timectl categories`.
 
-set -l commands start pause resume toggle stop note status report projects categories sessions add edit delete reminders away watch help
+set -l commands start pause resume toggle stop note status report projects categories sessions add edit delete reminders away watch import export help
 
 function __timectl_projects
     timectl projects --names 2>/dev/null
@@ -37,6 +37,8 @@ complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a delete -d 
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a reminders -d 'Show or set the reminder interval'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a away -d 'List away time, or keep, discard or stop it'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Print the timer on every change'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a import -d 'Import from Hamster, Timewarrior, Watson, csv or json'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a export -d 'Export as csv, toggl, json or ical'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a help -d 'Show help for a command'
 
 # Project names.
@@ -57,6 +59,10 @@ complete -c timectl -n "__fish_seen_subcommand_from reminders" -a 'off 25 30 45 
 complete -c timectl -n "__fish_seen_subcommand_from away; and not __fish_seen_subcommand_from keep discard stop" -a 'keep discard stop' -d 'Answer'
 complete -c timectl -n "__fish_seen_subcommand_from away" -l json -d 'Print JSON'
 complete -c timectl -n "__fish_seen_subcommand_from watch" -l format -x -a 'waybar json plain' -d 'Output format'
+complete -c timectl -n "__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from hamster timewarrior watson csv json" -x -a 'hamster timewarrior watson csv json' -d 'Format'
+complete -c timectl -n "__fish_seen_subcommand_from import" -l dry-run -d 'Only show what would be added'
+complete -c timectl -n "__fish_seen_subcommand_from export; and not __fish_seen_subcommand_from csv toggl json ical" -x -a 'csv toggl json ical' -d 'Format'
+complete -c timectl -n "__fish_seen_subcommand_from export" -s o -l output -r -d 'Write to this file'
 
 # sessions, add, edit
 complete -c timectl -n "__fish_seen_subcommand_from sessions" -l from -x -a 'today yesterday' -d 'From (date/time)'

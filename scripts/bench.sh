@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Measures Time at 1,000, 20,000 and 100,000 sessions of history (generated through the store's
-# own code) and prints one table, with each goal checked:
+# own code) and prints one table, with each goal checked; at each size it also imports that many
+# Timewarrior intervals as one change (100,000 in the full run), then 1,000 more into that store:
 #   scripts/bench.sh            all three sizes, release build, 60 s wake-up windows (about 10 min)
 #   scripts/bench.sh --quick    1,000 sessions only, 5 s windows (under a minute; run by test.sh)
 #   scripts/bench.sh --json     the same as JSON
 #   scripts/bench.sh --debug    use the debug build (what test.sh already built); numbers are slower
+#   scripts/bench.sh --import-only   only the import measurements
 # then timectl toggle/start/stop/status side by side with dbus-send (scripts/bench-timectl.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -30,6 +30,9 @@ scripts/test-data-safety.sh --no-build
 say "== Schema-migration checks"
 scripts/test-schema-migration.sh --no-build
 
+say "== Import from the real Hamster, Timewarrior and Watson; exports read back"
+scripts/test-exchange.sh --no-build
+
 say "== Install, D-Bus activation of the installed agent, uninstall"
 scripts/test-install.sh
 

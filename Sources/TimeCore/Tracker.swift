@@ -70,8 +70,8 @@ public final class Tracker {
     /// Set when the data could not be opened safely: every change is refused with this reason.
     public private(set) var readOnlyReason: String?
 
-    private var projectsByID: [ProjectID: Project] = [:]
-    private var categoriesByID: [Int64: Category] = [:]
+    var projectsByID: [ProjectID: Project] = [:]
+    var categoriesByID: [Int64: Category] = [:]
     var openSession: WorkSession?
     private var reminderMinutesValue: UInt32 = Tracker.defaultReminderMinutes
 

@@ -4,13 +4,15 @@ import Glibc
 import TimeCore
 
 // time-bench: measures Time at several history sizes (see scripts/bench.sh, which runs it).
-//   time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR]
+//   time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only]
 
 struct Options {
     var sizes = [1000, 20_000, 100_000]
     var window: Double = 60
     var json = false
     var work = "/tmp/time-bench"
+    /// Only the import measurements (`--import-only`).
+    var importOnly = false
 }
 
 func parseOptions() -> Options {
@@ -20,6 +22,7 @@ func parseOptions() -> Options {
         switch argument {
         case "--quick": options.sizes = [1000]; options.window = 5
         case "--json": options.json = true
+        case "--import-only": options.importOnly = true
         case "--sizes": options.sizes = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
         case "--window": options.window = Double(arguments.popFirst() ?? "") ?? options.window
         case "--work": options.work = arguments.popFirst() ?? options.work
@@ -38,7 +41,7 @@ func parseOptions() -> Options {
             }
             exit(0)
         case "--help", "-h":
-            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR]")
+            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only]")
             exit(0)
         default:
             printError("unknown option \(argument) (see --help)")
@@ -315,7 +318,10 @@ try? Files.makePrivateDirectory(options.work)
 var rows: [Row] = []
 do {
     for size in options.sizes {
-        rows += try measure(size: size, options: options, agentBinary: agentBinary) { printError($0) }
+        if !options.importOnly {
+            rows += try measure(size: size, options: options, agentBinary: agentBinary) { printError($0) }
+        }
+        rows += try measureImport(size: size, options: options) { printError($0) }
     }
 } catch {
     printError("\(error)")

@@ -94,6 +94,8 @@ final class SnapshotLayoutTests: XCTestCase {
             let folder = makeFolder()
             clock.time = utc(2026, 12, 31, 10)
             var home: DataHome? = try open(folder)
+            // The data's random id is part of its state: the same data has the same id.
+            try home!.tracker.store.setMeta("data_id", "0123456789abcdef")
             try home!.tracker.createProject(name: "Writing", color: "", category: "")
             _ = try home!.tracker.addSession(project: 1, start: utc(2026, 11, 10, 9), duration: "1h", note: "")
             clock.time = utc(2027, 1, 2, 10)

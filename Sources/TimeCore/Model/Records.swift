@@ -35,10 +35,13 @@ public struct WorkSession: Equatable, Sendable {
     public var unrecordedSeconds: Int64
     public var note: String
     public var segments: [Segment]
+    /// Where an imported session came from (`timewarrior:<start>`, ...): a re-import skips it. "" otherwise.
+    public var importKey: String
 
-    public init(id: SessionID, projectID: ProjectID, start: Int64, end: Int64?, unrecordedSeconds: Int64, note: String, segments: [Segment]) {
+    public init(id: SessionID, projectID: ProjectID, start: Int64, end: Int64?, unrecordedSeconds: Int64, note: String, segments: [Segment],
+                importKey: String = "") {
         self.id = id; self.projectID = projectID; self.start = start; self.end = end
-        self.unrecordedSeconds = unrecordedSeconds; self.note = note; self.segments = segments
+        self.unrecordedSeconds = unrecordedSeconds; self.note = note; self.segments = segments; self.importKey = importKey
     }
 
     public var isOpen: Bool { end == nil }

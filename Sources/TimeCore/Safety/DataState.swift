@@ -7,21 +7,25 @@ public struct DataState: Equatable, Sendable {
     public var reminderMinutes: UInt32
     /// The away setting and the unanswered away spans.
     public var away: AwayState
+    /// The random id kept with this data (v6; "" before): it keeps iCalendar UIDs stable.
+    public var dataID: String
 
     public init(categories: [Category], projects: [Project], sessions: [WorkSession], reminderMinutes: UInt32,
-                away: AwayState = AwayState()) {
+                away: AwayState = AwayState(), dataID: String = "") {
         self.away = away
+        self.dataID = dataID
         self.categories = categories.sorted { $0.id < $1.id }
         self.projects = projects.sorted { $0.id < $1.id }
         self.sessions = sessions.sorted { $0.id < $1.id }
         self.reminderMinutes = reminderMinutes
+        self.dataID = dataID
     }
 
     /// Reads everything from a store.
     public init(store: Store) throws {
         self.init(categories: try store.categories(), projects: try store.projects(), sessions: try store.allSessions(),
                   reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-                  away: try store.awayState())
+                  away: try store.awayState(), dataID: try store.meta("data_id") ?? "")
     }
 
     /// Relationships that must hold: every project's category and every session's project exist,
@@ -63,6 +67,7 @@ public struct DataState: Equatable, Sendable {
         compare("session", sessions, other.sessions, id: \.id)
         if reminderMinutes != other.reminderMinutes { found.append("reminder minutes differ") }
         if away != other.away { found.append("away settings or spans differ") }
+        if dataID != other.dataID { found.append("data id differs") }
         return found
     }
 }

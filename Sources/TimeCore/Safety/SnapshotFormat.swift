@@ -16,8 +16,10 @@
 ///   itself (`openSession`, `sessions`), so the timer's changes rewrite no chunk; those sessions
 ///   are left out of their month's chunk. Older payloads migrate forward into `sessions` too.
 /// - v5: v4 plus `away`: the away setting and the unanswered away spans (SnapshotFormat+Away).
+/// - v6: v5 plus `importKey` on a session that was imported (absent otherwise) and the data's
+///   random id, `settings.dataId`.
 public enum SnapshotFormat {
-    public static let currentVersion: Int64 = 5
+    public static let currentVersion: Int64 = 6
     public static let oldestVersion: Int64 = 2
     static let formatName = "time-tracker-snapshot"
 
@@ -51,9 +53,9 @@ public enum SnapshotFormat {
     /// A session's canonical JSON; the keys are written in their sorted order by hand, since
     /// chunks hold thousands of sessions and this is the hot path of a snapshot.
     static func sessionJSON(_ session: WorkSession) -> JSON {
-        .object([
-            ("end", session.end.map(JSON.int) ?? .null),
-            ("id", .int(session.id)),
+        var members: [(String, JSON)] = [("end", session.end.map(JSON.int) ?? .null), ("id", .int(session.id))]
+        if !session.importKey.isEmpty { members.append(("importKey", .string(session.importKey))) }
+        return .object(members + [
             ("note", .string(session.note)),
             ("projectId", .int(session.projectID)),
             ("segments", .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) })),
@@ -103,7 +105,7 @@ public enum SnapshotFormat {
     /// Written by hand, objects with their keys already in order: this runs on every change.
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
                         openSession: WorkSession?, chunkList: String, todaysSessions: String = "",
-                        away: String = "") -> String {
+                        away: String = "", dataID: String = "") -> String {
         var out = ""
         out.reserveCapacity(chunkList.utf8.count + todaysSessions.utf8.count + 120 * (projects.count + categories.count) + 1024)
         out += away.isEmpty ? "{" : "{\"away\":" + away + ","
@@ -138,7 +140,13 @@ public enum SnapshotFormat {
             out += ",\"sessions\":"
             out += todaysSessions
         }
-        out += ",\"settings\":{\"reminderMinutes\":"
+        out += ",\"settings\":{"
+        if !dataID.isEmpty {
+            out += "\"dataId\":"
+            JSON.writeString(dataID, to: &out)
+            out += ","
+        }
+        out += "\"reminderMinutes\":"
         out += String(reminderMinutes)
         out += "}}"
         return out
@@ -244,6 +252,7 @@ public enum SnapshotFormat {
         if version <= 2 { current = try migrateV2toV3(current) }
         if version <= 3 { current = try migrateV3toV4(current) }
         if version <= 4 { current = try migrateV4toV5(current) }
+        // v5 → v6: a session without `importKey` was not imported; nothing to add.
         return current
     }
 
@@ -260,7 +269,7 @@ public enum SnapshotFormat {
                 throw Failure.malformed("a segment is not [start, end]")
             }
             return Segment(start: from, end: values[1].isNull ? nil : try integer(values[1]))
-        })
+        }, importKey: json["importKey"]?.stringValue ?? "")
     }
 
     private static func integer(_ json: JSON) throws -> Int64 {
@@ -297,6 +306,7 @@ public enum SnapshotFormat {
         }
         guard minutes >= 0 && minutes <= Int64(Tracker.maximumReminderMinutes) else { throw Failure.malformed("bad settings") }
         return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes),
-                         away: try decodeAway(payload["away"]))
+                         away: try decodeAway(payload["away"]),
+                         dataID: payload["settings"]?["dataId"]?.stringValue ?? "")
     }
 }

@@ -273,7 +273,8 @@ public final class SnapshotKeeper: ChangeRecorder {
             categories: try store.categories(), projects: try store.projects(),
             reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
             openSession: try store.openSession(), chunkList: chunkList, todaysSessions: inlineCache ?? "",
-            away: SnapshotFormat.awayJSON(try store.awayState()))
+            away: SnapshotFormat.awayJSON(try store.awayState()),
+            dataID: try store.meta("data_id") ?? "")
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         let sequence = (entries.last?.sequence ?? 0) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
@@ -383,6 +384,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             for session in state.sessions { _ = try store.insertSession(session, keepingID: true) }
             try store.setMeta("reminder_minutes", String(state.reminderMinutes))
             try store.restoreAway(state.away)
+            if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
             if let stateHash { try store.setMeta("snapshot_state", stateHash) }
             try store.commit()
         } catch {

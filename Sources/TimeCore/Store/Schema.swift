@@ -5,8 +5,9 @@
 /// v3: notes on sessions.
 /// v4: exact active segments; a session's old total becomes its "unrecorded" time.
 /// v5: away spans (time the person was away from a running session, until they answer).
+/// v6: import keys on sessions (what makes a re-import add nothing) and a random id of this data.
 enum Schema {
-    static let currentVersion: Int64 = 5
+    static let currentVersion: Int64 = 6
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -55,6 +56,11 @@ enum Schema {
             CREATE INDEX sessions_open ON sessions(end) WHERE end IS NULL;
             """),
         Migration(version: 5, name: "away spans", sql: AwaySpan.schemaSQL),
+        Migration(version: 6, name: "import keys", sql: """
+            ALTER TABLE sessions ADD COLUMN import_key TEXT;
+            CREATE UNIQUE INDEX sessions_by_import_key ON sessions(import_key) WHERE import_key IS NOT NULL;
+            INSERT OR IGNORE INTO meta(key, value) VALUES('data_id', lower(hex(randomblob(8))));
+            """),
     ]
 
     enum Status: Equatable {

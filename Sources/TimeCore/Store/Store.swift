@@ -153,7 +153,7 @@ public final class Store {
 
     // MARK: Sessions
 
-    private static let sessionColumns = "id, project_id, start, end, unrecorded_seconds, note"
+    private static let sessionColumns = "id, project_id, start, end, unrecorded_seconds, note, coalesce(import_key, '')"
 
     private func sessions(where condition: String, _ values: [SQLValue]) throws -> [WorkSession] {
         let statement = try database.statement("SELECT \(Store.sessionColumns) FROM sessions WHERE \(condition) ORDER BY start, id")
@@ -163,7 +163,7 @@ public final class Store {
         while try statement.step() {
             let row = Row(statement: statement)
             found.append(WorkSession(id: row.int(0), projectID: row.int(1), start: row.int(2), end: row.optionalInt(3),
-                                     unrecordedSeconds: row.int(4), note: row.string(5), segments: []))
+                                     unrecordedSeconds: row.int(4), note: row.string(5), segments: [], importKey: row.string(6)))
         }
         return try withSegments(found)
     }
@@ -279,9 +279,10 @@ public final class Store {
 
     func insertSession(_ session: WorkSession, keepingID: Bool = false) throws -> SessionID {
         let id = keepingID ? session.id : try nextSessionID()
-        try database.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note) VALUES(?, ?, ?, ?, ?, ?)",
+        try database.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note, import_key) VALUES(?, ?, ?, ?, ?, ?, ?)",
                          .integer(id), .integer(session.projectID), .integer(session.start),
-                         session.end.map(SQLValue.integer) ?? .null, .integer(session.unrecordedSeconds), .text(session.note))
+                         session.end.map(SQLValue.integer) ?? .null, .integer(session.unrecordedSeconds), .text(session.note),
+                         session.importKey.isEmpty ? .null : .text(session.importKey))
         if !keepingID { try setMeta("last_session_id", String(id)) }
         try insertSegments(session.segments, of: id)
         try noteSpan(of: session)
