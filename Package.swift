@@ -23,7 +23,8 @@ let package = Package(
         .target(name: "TimeCore", dependencies: ["TimeJSON", "CSQLite", "CGLib"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "CGLib"]),
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
-        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "CGLib"]),
+        .target(name: "Tray", dependencies: ["DBusKit"]),
+        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Tray", "CGLib"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         .executableTarget(name: "timectl", dependencies: ["DBusKit", "TimeJSON", "CGLib"]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
@@ -35,6 +36,7 @@ let package = Package(
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
+        .testTarget(name: "TrayTests", dependencies: ["Tray", "DBusKit", "CGLib", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "DBusKit", "TestSupport"]),
         .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TestSupport"]),

@@ -17,6 +17,8 @@ public final class AgentService {
     private var reminderActiveSeconds: Int64 = 0
     private var shownTimer: TimerNotification?
     private var reminderShown = false
+    /// The tray icon, when shown (`--no-tray` leaves it nil); refreshed after every change.
+    var tray: AgentTray?
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
@@ -79,6 +81,7 @@ public final class AgentService {
         }
         scheduleReminder()
         updateTimerNotification(status)
+        tray?.refresh(status)
     }
 
     private func updateTimerNotification(_ status: TimerStatus?) {
@@ -130,7 +133,7 @@ public final class AgentService {
 
     // MARK: Notification actions
 
-    private func perform(_ action: NotifierAction) {
+    func perform(_ action: NotifierAction) {
         do {
             switch action {
             case .pause: try tracker.pause()
@@ -220,10 +223,7 @@ public final class AgentService {
                 [.string(try self.tracker.weeklyReport(week: args.string(0), format: args.string(1)))]
             },
             reading("ShowWeeklyReport", [Argument("week", "s")], [], "Shows the text report of a week as a desktop notification.") { args in
-                let report = try self.tracker.weeklyReport(week: args.string(0))
-                self.notifier?.showReport(summary: "Week \(report.week.isoName): \(WeeklyReport.clockDuration(report.total))",
-                                                body: report.notificationBody)
-                return []
+                try self.showWeeklyReport(week: args.string(0)); return []
             },
             reading("ListProjects", [], [Argument("projects", "aa{sv}")], "Every project: id, name, color, category, archived.") { _ in
                 [.array(elementSignature: "a{sv}", self.tracker.projects().map(self.projectDictionary))]
@@ -303,6 +303,13 @@ public final class AgentService {
                 self.scheduleReminder()
             },
         ])
+    }
+
+    /// `ShowWeeklyReport`: the week's totals as a notification (the tray's middle click too).
+    func showWeeklyReport(week: String) throws {
+        let report = try tracker.weeklyReport(week: week)
+        notifier?.showReport(summary: "Week \(report.week.isoName): \(WeeklyReport.clockDuration(report.total))",
+                             body: report.notificationBody)
     }
 
     // MARK: Dictionaries
