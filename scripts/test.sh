@@ -30,6 +30,8 @@ scripts/test-data-safety.sh --no-build
 say "== Schema-migration checks"
 scripts/test-schema-migration.sh --no-build
 
+say "== Tray icon on xfce4-panel and on waybar under sway"; scripts/test-tray.sh --no-build
+
 say "== Install, D-Bus activation of the installed agent, uninstall"
 scripts/test-install.sh
 
