@@ -219,11 +219,15 @@ public final class AgentService {
                 [try self.statusDictionary()]
             },
             reading("WeeklyReport", [Argument("week", "s"), Argument("format", "s")], [Argument("report", "s")],
-                    "The report of a week (\"\", 2026-W48 or 2026-11-25) as text or json.") { args in
+                    "The report of a week (\"\", 2026-W48 or 2026-11-25) as text, json or svg.") { args in
                 [.string(try self.tracker.weeklyReport(week: args.string(0), format: args.string(1)))]
             },
             reading("ShowWeeklyReport", [Argument("week", "s")], [], "Shows the text report of a week as a desktop notification.") { args in
                 try self.showWeeklyReport(week: args.string(0)); return []
+            },
+            reading("WeeklyReportPNG", [Argument("week", "s")], [Argument("png", "ay")],
+                    "The chart of a week (as WeeklyReport's svg format) rasterised to PNG bytes.") { args in
+                [.array(elementSignature: "y", try WeekPicture.png(try self.tracker.weeklyReport(week: args.string(0))).map { .byte($0) })]
             },
             reading("ListProjects", [], [Argument("projects", "aa{sv}")], "Every project: id, name, color, category, archived.") { _ in
                 [.array(elementSignature: "a{sv}", self.tracker.projects().map(self.projectDictionary))]
@@ -305,11 +309,12 @@ public final class AgentService {
         ])
     }
 
-    /// `ShowWeeklyReport`: the week's totals as a notification (the tray's middle click too).
+    /// `ShowWeeklyReport`: the week's totals as a notification with its chart (the tray's middle click too).
     func showWeeklyReport(week: String) throws {
         let report = try tracker.weeklyReport(week: week)
-        notifier?.showReport(summary: "Week \(report.week.isoName): \(WeeklyReport.clockDuration(report.total))",
-                             body: report.notificationBody)
+        guard let notifier else { return }
+        notifier.showReport(summary: "Week \(report.week.isoName): \(WeeklyReport.clockDuration(report.total))",
+                            body: report.notificationBody, imagePath: WeekPicture.writeForNotification(report))
     }
 
     // MARK: Dictionaries
