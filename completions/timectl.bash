@@ -61,7 +61,8 @@ _timectl() {
         note) options="--session --help" ;;
         status) options="--format --json --help" ;;
         report)
-            options="--json --help"
+            options="--json --svg --png --help"
+            [[ $prev == --svg || $prev == --png ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; }
             [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "last today yesterday" -- "$cur")); return; } ;;
         projects)
             case $sub in
