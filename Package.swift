@@ -17,8 +17,6 @@ let package = Package(
                        providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CNotify", path: "Sources/CNotify", pkgConfig: "libnotify",
                        providers: [.apt(["libnotify-dev"])]),
-        .systemLibrary(name: "CRsvg", path: "Sources/CRsvg", pkgConfig: "librsvg-2.0",
-                       providers: [.apt(["librsvg2-dev"])]),
 
         // One JSON value (writer and reader) for TimeCore's snapshots and timectl's output.
         .target(name: "TimeJSON"),
@@ -26,8 +24,8 @@ let package = Package(
         .target(name: "DBusKit", dependencies: ["CDBus", "CGLib"]),
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
         .target(name: "Tray", dependencies: ["DBusKit"]),
-        // SVG to PNG with librsvg: linked by the agent only, never by timectl.
-        .target(name: "ChartRaster", dependencies: ["CRsvg"]),
+        // SVG to PNG with librsvg, loaded by the agent on first use (never by timectl).
+        .target(name: "ChartRaster", dependencies: ["CGLib"]),
         .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Tray", "ChartRaster", "CGLib"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         .executableTarget(name: "timectl", dependencies: ["DBusKit", "TimeJSON", "CGLib"]),

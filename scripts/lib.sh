@@ -2,8 +2,8 @@
 # Sourced, not run.
 
 # Debian packages for building, and the extra ones the tests drive for real.
-BUILD_PACKAGES="pkg-config libdbus-1-dev libglib2.0-dev libnotify-dev libsqlite3-dev librsvg2-dev"
-TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps zsh fish librsvg2-bin"
+BUILD_PACKAGES="pkg-config libdbus-1-dev libglib2.0-dev libnotify-dev libsqlite3-dev"
+TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps zsh fish librsvg2-2 librsvg2-bin"
 
 # The real panels the tray is tested on (scripts/test-tray.sh).
 TRAY_PACKAGES="dbus-daemon dbus-bin xvfb imagemagick xdotool xfce4-panel adwaita-icon-theme fonts-dejavu-core sway waybar grim passwd util-linux procps"
