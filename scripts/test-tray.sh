@@ -6,8 +6,9 @@
 #   2. waybar's tray under headless sway (as a throwaway user when run as root: sway refuses
 #      root): waybar owns the watcher, the item registers, registers again after a waybar
 #      restart, and our desktop/waybar custom module runs next to it.
-# Screenshots go to $TIME_TEST_OUTPUT (default .build/test-output); --update-docs also copies
-# them to docs/tray-xfce.png and docs/tray-waybar.png. --no-build uses the existing debug build.
+# The week's chart is drawn too (timectl report --png). Pictures go to $TIME_TEST_OUTPUT (default
+# .build/test-output); --update-docs also copies them to docs/tray-xfce.png, docs/tray-waybar.png
+# and docs/week.png. --no-build uses the existing debug build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -142,6 +143,20 @@ icon_changed() {
 }
 wait_until 10 icon_changed || fail "the icon did not change when the timer paused"
 say "xfce4-panel: icon shown, menu opened by a right click, Pause chosen, icon changed"
+
+# The week as a picture (docs/week.png): last week, filled through timectl, drawn by the agent.
+monday="$(date -u -d "$(date -u +%F) -$(( $(date -u +%u) + 6 )) days" +%F)"
+"$bin/timectl" projects add Code --color '#3465a4' >/dev/null
+"$bin/timectl" projects add 'Email & admin' --color '#f57900' >/dev/null
+add_session() { "$bin/timectl" add "$1" --start "$(date -u -d "$monday +$2 days" +%F) $3" --duration "$4" >/dev/null; }
+add_session Writing 0 09:00 3h; add_session Code 0 13:00 2h30m; add_session 'Email & admin' 0 16:00 45m
+add_session Writing 1 09:00 2h; add_session Code 1 11:30 4h
+add_session Code 2 09:00 5h15m; add_session 'Email & admin' 2 15:00 1h
+add_session Writing 3 10:00 4h30m; add_session 'Email & admin' 3 15:00 30m
+add_session Code 4 09:00 3h; add_session Writing 4 13:00 1h15m
+add_session Writing 5 10:00 1h30m
+"$bin/timectl" report "$monday" --png "$output/week.png"
+[ "$(colors_in "$output/week.png" 720x420+0+0)" -gt 8 ] || fail "timectl report --png wrote no chart"
 kill "$agent"; wait "$agent" 2>/dev/null || true
 unset DISPLAY DBUS_SESSION_BUS_ADDRESS HOME XDG_CONFIG_HOME XDG_RUNTIME_DIR NO_AT_BRIDGE GTK_A11Y
 
@@ -191,6 +206,7 @@ cp "$sway_dir/tray-waybar.png" "$output/tray-waybar.png"
 if [ "$update_docs" -eq 1 ]; then
     cp "$output/tray-xfce.png" docs/tray-xfce.png
     cp "$output/tray-waybar.png" docs/tray-waybar.png
-    say "docs/tray-xfce.png and docs/tray-waybar.png updated"
+    cp "$output/week.png" docs/week.png
+    say "docs/tray-xfce.png, docs/tray-waybar.png and docs/week.png updated"
 fi
 say "Tray checks passed (screenshots in $output)."
