@@ -142,7 +142,10 @@ icon_changed() {
              <(convert "$xfce/paused.png" -crop 28x28+2+2 +repage png:-) null: 2>&1 || true)" != "0" ]
 }
 wait_until 10 icon_changed || fail "the icon did not change when the timer paused"
-say "xfce4-panel: icon shown, menu opened by a right click, Pause chosen, icon changed"
+# A left click is Activate: Toggle.
+xdotool mousemove 12 16 click 1
+wait_until 10 state_is running || fail "a left click on the icon did not resume the timer (state $(agent_state))"
+say "xfce4-panel: icon shown, menu opened by a right click, Pause chosen, icon changed, left click resumed"
 
 # The week as a picture (docs/week.png): last week, filled through timectl, drawn by the agent.
 monday="$(date -u -d "$(date -u +%F) -$(( $(date -u +%u) + 6 )) days" +%F)"

@@ -305,6 +305,7 @@ public final class AgentService {
                 // DBusKit announces this property itself after a successful Set.
                 self.published.reminderMinutes = self.tracker.reminderMinutes
                 self.scheduleReminder()
+                self.tray?.refresh(try? self.tracker.status())
             },
         ])
     }

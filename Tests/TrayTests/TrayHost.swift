@@ -94,3 +94,28 @@ struct MenuNode {
 
     var labels: [String] { children.compactMap(\.label) }
 }
+
+/// Records the menu's signals from the agent, as a host listening for changes would.
+final class MenuSignals {
+    let connection: BusConnection
+    private(set) var received: [(member: String, arguments: [DBusValue])] = []
+
+    init(bus: PrivateBus) throws {
+        connection = try bus.connect()
+        connection.attachToMainContext(nil)
+        try connection.addMatch("type='signal',interface='com.canonical.dbusmenu',path='/MenuBar'")
+        connection.onSignal { [unowned self] message in
+            guard message.interface == "com.canonical.dbusmenu", let member = message.member else { return }
+            self.received.append((member, (try? message.arguments()) ?? []))
+        }
+    }
+
+    func named(_ member: String) -> [[DBusValue]] { received.filter { $0.member == member }.map(\.arguments) }
+
+    func waitFor(_ member: String, count: Int = 1) -> Bool {
+        wait(seconds: 10) { TestWatcher.pump(); return named(member).count >= count }
+    }
+
+    func reset() { TestWatcher.pump(); received = [] }
+    func stop() { connection.close() }
+}

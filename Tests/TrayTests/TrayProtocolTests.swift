@@ -172,6 +172,42 @@ final class TrayProtocolTests: XCTestCase {
         XCTAssertTrue(root.children[0].label!.hasPrefix("Not tracking (today "), root.children[0].label!)
     }
 
+    /// A change of labels, marks or enabled states is an ItemsPropertiesUpdated (GNOME re-reads
+    /// nothing on LayoutUpdated); entries coming or going is a LayoutUpdated with a higher revision.
+    func testChangesAreAnnouncedTheWayHostsListen() throws {
+        try startAgent()
+        _ = try client.agent("CreateProject", [.string("Writing"), .string(""), .string("")])
+        _ = try client.agent("StartProject", [.string("Writing")])
+        let signals = try MenuSignals(bus: bus)
+        defer { signals.stop() }
+        let before = try tray.layout()
+        let ninety = try XCTUnwrap(before.root.find("Every 90 min")).id
+        let sixty = try XCTUnwrap(before.root.find("Every 60 min")).id
+        signals.reset()
+
+        _ = try client.call(destination: AgentProcess.busName, path: AgentProcess.path, interface: "org.freedesktop.DBus.Properties",
+                            member: "Set", arguments: [.string(AgentProcess.interface), .string("ReminderMinutes"), .variant(.uint32(90))])
+        XCTAssertTrue(signals.waitFor("ItemsPropertiesUpdated"), "no ItemsPropertiesUpdated for the reminder marks")
+        let updated = try XCTUnwrap(signals.named("ItemsPropertiesUpdated").first?.first?.arrayValue)
+        var states: [Int32: DBusValue] = [:]
+        for entry in updated {
+            guard case .structure(let fields) = entry, let id = fields[0].int32Value else { continue }
+            states[id] = fields[1].variantDictionary?["toggle-state"]
+        }
+        XCTAssertEqual(states[ninety], .int32(1))
+        XCTAssertEqual(states[sixty], .int32(0))
+        XCTAssertTrue(signals.named("LayoutUpdated").isEmpty, "only marks changed: no new layout")
+        XCTAssertEqual(try tray.layout().revision, before.revision)
+
+        signals.reset()
+        _ = try client.agent("Pause")
+        XCTAssertTrue(signals.waitFor("LayoutUpdated"), "Pause became Resume without a LayoutUpdated")
+        let layoutUpdated = try XCTUnwrap(signals.named("LayoutUpdated").first)
+        XCTAssertEqual(layoutUpdated[1], .int32(0), "the whole menu (parent 0)")
+        XCTAssertGreaterThan(try XCTUnwrap(layoutUpdated[0].uint32Value), before.revision)
+        XCTAssertEqual(try tray.layout().revision, layoutUpdated[0].uint32Value)
+    }
+
     func testClicksOnTheIconToggleAndScrollingChangesNothing() throws {
         try startAgent()
         _ = try client.agent("CreateProject", [.string("Writing"), .string(""), .string("")])
