@@ -8,9 +8,16 @@ import Tray
 /// the one tick we allow (the label's minute) only while a session runs and a host shows it.
 /// Every menu entry calls the same function as the D-Bus method or notification action it mirrors.
 final class AgentTray {
-    /// Extra menu sections other features add (Undo, pending away spans): each gives its entries
-    /// for the current state, or none. Ids from 5000 up belong to them.
-    var extraSections: [() -> [TrayMenuItem]] = []
+    /// Menu sections other features fill in (each gives its entries for the current state, or
+    /// none), shown after "Show this week" in this order. Their ids must be ≥ 5000 (Undo from
+    /// 5000, away spans from 6000). After their state changes they call `refreshAfterChange()`.
+    struct Sections {
+        /// `Undo: …` (and `Redo: …`) when there is something to undo.
+        var undo: (() -> [TrayMenuItem])?
+        /// Each pending away span with its three choices (e.g. a submenu per span).
+        var away: (() -> [TrayMenuItem])?
+    }
+    var sections = Sections()
 
     private unowned let service: AgentService
     private let item: TrayItem
@@ -117,7 +124,7 @@ final class AgentTray {
         items.append(TrayMenuItem(id: ID.week, label: "Show this week") { [unowned self] in
             self.service.showWeeklyReportLogged(week: "")
         })
-        let extra = extraSections.flatMap { $0() }
+        let extra = (sections.undo?() ?? []) + (sections.away?() ?? [])
         if !extra.isEmpty { items.append(.separator(id: ID.separatorExtra)); items += extra }
         items.append(.separator(id: ID.separatorBottom))
         let current = tracker.reminderMinutes
