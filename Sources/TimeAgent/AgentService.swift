@@ -222,8 +222,12 @@ public final class AgentService {
                     "The report of a week (\"\", 2026-W48 or 2026-11-25) as text, json or svg.") { args in
                 [.string(try self.tracker.weeklyReport(week: args.string(0), format: args.string(1)))]
             },
-            reading("ShowWeeklyReport", [Argument("week", "s")], [], "Shows the text report of a week as a desktop notification.") { args in
-                try self.showWeeklyReport(week: args.string(0)); return []
+            Method(name: "ShowWeeklyReport", inArgs: [Argument("week", "s")],
+                   doc: "Shows a week's totals as a desktop notification, with its chart where the server shows images.") { [unowned self] call in
+                let report = try contractCall { try self.tracker.weeklyReport(week: Arguments(values: call.arguments).string(0)) }
+                // The reply first: drawing the chart and notifying follow it.
+                call.afterReply = { [weak self] in self?.show(report) }
+                return []
             },
             reading("WeeklyReportPNG", [Argument("week", "s")], [Argument("png", "ay")],
                     "The chart of a week (as WeeklyReport's svg format) rasterised to PNG bytes.") { args in
@@ -312,7 +316,10 @@ public final class AgentService {
 
     /// `ShowWeeklyReport`: the week's totals as a notification with its chart (the tray's middle click too).
     func showWeeklyReport(week: String) throws {
-        let report = try tracker.weeklyReport(week: week)
+        show(try tracker.weeklyReport(week: week))
+    }
+
+    private func show(_ report: WeeklyReport) {
         guard let notifier else { return }
         notifier.showReport(summary: "Week \(report.week.isoName): \(WeeklyReport.clockDuration(report.total))",
                             body: report.notificationBody, imagePath: WeekPicture.writeForNotification(report))
