@@ -9,8 +9,8 @@ import Tray
 /// Every menu entry calls the same function as the D-Bus method or notification action it mirrors.
 final class AgentTray {
     /// Menu sections other features fill in (each gives its entries for the current state, or
-    /// none), shown after "Show this week" in this order. Their ids must be ≥ 5000 (Undo from
-    /// 5000, away spans from 6000). After their state changes they call `refreshAfterChange()`.
+    /// none), shown after "Show this week" in this order. Their ids are 5000–99,999 (Undo from
+    /// 5000, away spans from 6000); an id already taken is left out. After their state changes they call `refreshAfterChange()`.
     struct Sections {
         /// `Undo: …` (and `Redo: …`) when there is something to undo.
         var undo: (() -> [TrayMenuItem])?
@@ -90,7 +90,9 @@ final class AgentTray {
         static let title: Int32 = 1, pause: Int32 = 2, resume: Int32 = 3, stop: Int32 = 4, continueLast: Int32 = 5
         static let start: Int32 = 10, week: Int32 = 6, reminders: Int32 = 20
         static let separatorTop: Int32 = 7, separatorBottom: Int32 = 8, separatorExtra: Int32 = 9
-        static let firstProject: Int32 = 1000, firstReminder: Int32 = 21
+        static let firstReminder: Int32 = 21
+        /// Project entries: this plus the project's id.
+        static let firstProject: Int32 = 100_000
     }
 
     static let reminderChoices: [UInt32] = [0, 30, 60, 90, 120]
@@ -114,8 +116,9 @@ final class AgentTray {
             self.service.perform(.stop)
         })
         let openProject = status?.project?.id
-        let projects = recentProjectsFirst().prefix(20).map { project in
-            TrayMenuItem(id: ID.firstProject + Int32(clamping: project.id), label: project.name,
+        // Ids past Int32 cannot be menu entries (none exists in practice).
+        let projects = recentProjectsFirst().filter { $0.id <= Int64(Int32.max - ID.firstProject) }.prefix(20).map { project in
+            TrayMenuItem(id: ID.firstProject + Int32(project.id), label: project.name,
                          toggle: .radio(project.id == openProject)) { [unowned self] in
                 self.service.desktopCommand("start") { _ = try self.service.tracker.startProject("#\(project.id)") }
             }

@@ -79,15 +79,17 @@ struct MenuTree {
     private(set) var nodes: [Int32: Node] = [:]
 
     init(_ items: [TrayMenuItem]) {
-        nodes[0] = Node(properties: ["children-display": .string("submenu")], children: items.map(\.id), action: nil)
-        add(items)
+        nodes[0] = Node(properties: ["children-display": .string("submenu")], children: [], action: nil)
+        add(items, to: 0)
     }
 
-    private mutating func add(_ items: [TrayMenuItem]) {
-        for item in items {
-            precondition(item.id > 0 && nodes[item.id] == nil, "tray menu ids must be positive and unique (\(item.id))")
-            nodes[item.id] = Node(properties: item.properties, children: item.children.map(\.id), action: item.action)
-            add(item.children)
+    /// An entry whose id is not positive or already taken is left out (with its children), so a
+    /// mistake in a menu never takes the process down.
+    private mutating func add(_ items: [TrayMenuItem], to parent: Int32) {
+        for item in items where item.id > 0 && nodes[item.id] == nil {
+            nodes[item.id] = Node(properties: item.properties, children: [], action: item.action)
+            nodes[parent]!.children.append(item.id)
+            add(item.children, to: item.id)
         }
     }
 

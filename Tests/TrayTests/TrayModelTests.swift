@@ -54,6 +54,14 @@ final class TrayModelTests: XCTestCase {
         XCTAssertFalse(MenuTree(menu).hasSameShape(as: MenuTree(swapped)))
     }
 
+    func testEntriesWithATakenOrInvalidIdAreLeftOut() {
+        let tree = MenuTree([TrayMenuItem(id: 1, label: "A"), TrayMenuItem(id: 1, label: "again"), TrayMenuItem(id: 0, label: "zero"),
+                             TrayMenuItem(id: 2, label: "B", children: [TrayMenuItem(id: 1, label: "nested again"), TrayMenuItem(id: 3, label: "C")])])
+        XCTAssertEqual(tree.nodes[0]?.children, [1, 2])
+        XCTAssertEqual(tree.nodes[2]?.children, [3])
+        XCTAssertEqual(tree.properties(of: 1, names: [])?["label"], .string("A"))
+    }
+
     func testPixmapsAreARGBInNetworkOrderInTheGivenColor() {
         for size in [16, 22, 32] {
             let pixmap = TrayPixmap.badge(size: size, color: "#2e7d32", glyph: .play)
