@@ -131,6 +131,8 @@ final class StatusNotifierObject {
             Method(name: "XAyatanaSecondaryActivate", inArgs: [Argument("timestamp", "u")]) { [unowned self] call in
                 self.activate(.secondary, call)
             },
+            // Plasma 6 hands over an activation token before Activate; there is no window to raise.
+            Method(name: "ProvideXdgActivationToken", inArgs: [Argument("token", "s")]) { _ in [] },
             // Scrolling means nothing for a timer: accepted (either orientation, any case) and ignored.
             Method(name: "Scroll", inArgs: [Argument("delta", "i"), Argument("orientation", "s")]) { _ in [] },
         ], properties: [

@@ -212,6 +212,7 @@ final class TrayProtocolTests: XCTestCase {
         try startAgent()
         _ = try client.agent("CreateProject", [.string("Writing"), .string(""), .string("")])
         _ = try client.agent("StartProject", [.string("Writing")])
+        _ = try tray.item("ProvideXdgActivationToken", [.string("token-from-plasma")])
         _ = try tray.item("Activate", [.int32(10), .int32(20)])
         try waitFor("paused by a left click", seconds: 10) { try state() == "paused" }
         _ = try tray.item("Activate", [.int32(0), .int32(0)])
