@@ -28,7 +28,10 @@ let package = Package(
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
         // "Left at T" / "back at T" from logind, the screen savers, Mutter and the kernel's clocks.
         .target(name: "Presence", dependencies: ["DBusKit", "CGLib", "CKernel"]),
-        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "CGLib", "TimeVersion"]),
+        .target(name: "Tray", dependencies: ["DBusKit"]),
+        // SVG to PNG with librsvg, loaded by the agent on first use (never by timectl).
+        .target(name: "ChartRaster", dependencies: ["CGLib"]),
+        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "Tray", "ChartRaster", "CGLib", "TimeVersion"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         // timectl is started for every keystroke: the Swift runtime is linked in, not loaded (scripts/bench.sh).
         .executableTarget(name: "timectl", dependencies: ["DBusKit", "TimeJSON", "CDBus", "TimeVersion"],
@@ -45,6 +48,7 @@ let package = Package(
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
         .testTarget(name: "PresenceTests", dependencies: ["Presence"]),
+        .testTarget(name: "TrayTests", dependencies: ["Tray", "DBusKit", "CGLib", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TimeCore", "TestSupport"]),

@@ -64,7 +64,8 @@ _timectl() {
         note) options="--session --help" ;;
         status) options="--format --json --help" ;;
         report)
-            options="--json --help -1 -2"
+            options="--json --svg --png --help -1 -2"
+            [[ $prev == --svg || $prev == --png ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; }
             [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "this last today yesterday" -- "$cur")); return; } ;;
         projects)
             case $sub in

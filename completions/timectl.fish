@@ -55,6 +55,8 @@ complete -c timectl -n "__fish_seen_subcommand_from note" -l session -x -d 'Repl
 complete -c timectl -n "__fish_seen_subcommand_from status" -l format -x -a 'text waybar json plain' -d 'Output format'
 complete -c timectl -n "__fish_seen_subcommand_from status report projects categories sessions" -l json -d 'Print JSON'
 complete -c timectl -n "__fish_seen_subcommand_from report" -a 'this last -1 -2 today yesterday' -d 'Week'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l svg -r -F -d 'Write the chart as SVG'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l png -r -F -d 'Write the chart as PNG'
 complete -c timectl -n "__fish_seen_subcommand_from reminders" -a 'off 25 30 45 60 90' -d 'Minutes'
 complete -c timectl -n "__fish_seen_subcommand_from away; and not __fish_seen_subcommand_from keep discard stop" -a 'keep discard stop' -d 'Answer'
 complete -c timectl -n "__fish_seen_subcommand_from away" -l json -d 'Print JSON'

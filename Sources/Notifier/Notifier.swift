@@ -34,9 +34,10 @@ public final class Notifier {
     public func showReminder(summary: String, body: String) {
         worker.post(oneOff: .reminder(summary: summary, body: body))
     }
-    /// A one-off notification, e.g. the weekly report.
-    public func showReport(summary: String, body: String) {
-        worker.post(oneOff: .report(summary: summary, body: body))
+    /// A one-off notification, e.g. the weekly report; `imagePath` (a PNG) is attached as the
+    /// `image-path` hint where the server shows images (icon-static, icon-multi or body-images).
+    public func showReport(summary: String, body: String, imagePath: String? = nil) {
+        worker.post(oneOff: .report(summary: summary, body: body, imagePath: imagePath))
     }
     /// Closes our notifications, stops the worker thread and joins it. Blocks (at most as long
     /// as a pending libnotify call). Idempotent; also done on deinit.
@@ -60,7 +61,7 @@ public final class Notifier {
 
 enum TimerDesire: Equatable { case unchanged, show(TimerNotification), close }
 enum OneOff {
-    case reminder(summary: String, body: String), report(summary: String, body: String), closeReminder
+    case reminder(summary: String, body: String), report(summary: String, body: String, imagePath: String?), closeReminder
     case away(id: Int64, summary: String, body: String, stopLabel: String), closeAway
 }
 
@@ -312,7 +313,7 @@ final class NotifierWorker: @unchecked Sendable {
         for o in oneOffs {
             switch o {
             case .reminder(let s, let b): applyReminder(summary: s, body: b, caps: caps)
-            case .report(let s, let b): applyReport(summary: s, body: b, caps: caps)
+            case .report(let s, let b, let image): applyReport(summary: s, body: b, imagePath: image, caps: caps)
             case .away(let id, let s, let b, let stop): applyAway(id: id, summary: s, body: b, stopLabel: stop, caps: caps)
             case .closeReminder, .closeAway: break
             }
@@ -390,10 +391,13 @@ final class NotifierWorker: @unchecked Sendable {
         return n
     }
 
-    private func applyReport(summary: String, body: String, caps: Set<String>) {
+    private func applyReport(summary: String, body: String, imagePath: String?, caps: Set<String>) {
         let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
         let n = notify_notification_new(summary, text, nil)!
         setCommonHints(n, category: NotifierText.reportCategory)
+        if let imagePath, !caps.isDisjoint(with: ["icon-static", "icon-multi", "body-images"]) {
+            notify_notification_set_hint(n, "image-path", g_variant_new_string(imagePath))
+        }
         notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
         notify_notification_set_timeout(n, -1) // NOTIFY_EXPIRES_DEFAULT
         _ = show(n)

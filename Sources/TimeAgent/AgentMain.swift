@@ -16,6 +16,7 @@ public enum AgentMain {
       --data-dir DIR         keep the data in DIR (default: $TIME_TRACKER_DATA_DIR, else
                              $XDG_DATA_HOME/time-tracker, else ~/.local/share/time-tracker)
       --no-notifications     do not show desktop notifications
+      --no-tray              do not show the tray icon (StatusNotifierItem)
       --verbose              log debugging details to stderr
       --print-introspection  print the D-Bus introspection XML the agent serves, and exit
       --help                 show this help, and exit
@@ -29,6 +30,7 @@ public enum AgentMain {
     struct Options {
         var dataDirectory: String?
         var notifications = true
+        var tray = true
         var verbose = false
         var printIntrospection = false
     }
@@ -45,6 +47,7 @@ public enum AgentMain {
             case "--version": print("time-agent \(Contract.version)"); return .exit(0)
             case "--verbose", "-v": options.verbose = true
             case "--no-notifications": options.notifications = false
+            case "--no-tray": options.tray = false
             case "--print-introspection": options.printIntrospection = true
             case "--data-dir":
                 guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else {
@@ -134,6 +137,17 @@ public enum AgentMain {
             service.shutdown()
             return 1
         }
+        let tray = options.tray ? AgentTray(service: service, minuteLength: minuteLength) : nil
+        if let tray {
+            do {
+                try tray.attach(to: connection)
+                service.tray = tray
+                service.refreshAfterChange()
+            } catch {
+                Log.warning("no tray icon: \(error)")
+                tray.detach()
+            }
+        }
         Log.info("serving \(Contract.busName) with data in \(directory) (storage \(home.status.state.rawValue))")
         service.startAwayDetection(sessionBus: connection)
 
@@ -148,6 +162,8 @@ public enum AgentMain {
         }
         g_main_loop_run(loop)
 
+        tray?.detach()
+        service.tray = nil
         service.shutdown()
         connection.close()
         Log.info("stopped; the store was closed cleanly")

@@ -19,6 +19,8 @@ public final class AgentService {
     private var reminderActiveSeconds: Int64 = 0
     private var shownTimer: TimerNotification?
     private var reminderShown = false
+    /// The tray icon, when shown (`--no-tray` leaves it nil); refreshed after every change.
+    var tray: AgentTray?
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
@@ -85,6 +87,7 @@ public final class AgentService {
         scheduleReminder()
         updateTimerNotification(status)
         updateAway()
+        tray?.refresh(status)
     }
 
     private func updateTimerNotification(_ status: TimerStatus?) {
@@ -136,7 +139,7 @@ public final class AgentService {
 
     // MARK: Notification actions
 
-    private func perform(_ action: NotifierAction) {
+    func perform(_ action: NotifierAction) {
         do {
             switch action {
             case .pause: try tracker.pause()
@@ -223,14 +226,19 @@ public final class AgentService {
                 [try self.statusDictionary()]
             },
             reading("WeeklyReport", [Argument("week", "s"), Argument("format", "s")], [Argument("report", "s")],
-                    "The report of a week (\"\", 2026-W48 or 2026-11-25) as text or json.") { args in
+                    "The report of a week (\"\", 2026-W48 or 2026-11-25) as text, json or svg.") { args in
                 [.string(try self.tracker.weeklyReport(week: args.string(0), format: args.string(1)))]
             },
-            reading("ShowWeeklyReport", [Argument("week", "s")], [], "Shows the text report of a week as a desktop notification.") { args in
-                let report = try self.tracker.weeklyReport(week: args.string(0))
-                self.notifier?.showReport(summary: "Week \(report.week.isoName): \(WeeklyReport.clockDuration(report.total))",
-                                                body: report.notificationBody)
+            Method(name: "ShowWeeklyReport", inArgs: [Argument("week", "s")],
+                   doc: "Shows a week's totals as a desktop notification, with its chart where the server shows images.") { [unowned self] call in
+                let report = try contractCall { try self.tracker.weeklyReport(week: Arguments(values: call.arguments).string(0)) }
+                // The reply first: drawing the chart and notifying follow it.
+                call.afterReply = { [weak self] in self?.show(report) }
                 return []
+            },
+            reading("WeeklyReportPNG", [Argument("week", "s")], [Argument("png", "ay")],
+                    "The chart of a week (as WeeklyReport's svg format) rasterised to PNG bytes.") { args in
+                [.array(elementSignature: "y", try WeekPicture.png(try self.tracker.weeklyReport(week: args.string(0))).map { .byte($0) })]
             },
             reading("ListProjects", [], [Argument("projects", "aa{sv}")], "Every project: id, name, color, category, archived.") { _ in
                 [.array(elementSignature: "a{sv}", self.tracker.projects().map(self.projectDictionary))]
@@ -308,8 +316,20 @@ public final class AgentService {
                 // DBusKit announces this property itself after a successful Set.
                 self.published.reminderMinutes = self.tracker.reminderMinutes
                 self.scheduleReminder()
+                self.tray?.refresh(try? self.tracker.status())
             },
         ] + awayProperties)
+    }
+
+    /// `ShowWeeklyReport`: the week's totals as a notification with its chart (the tray's middle click too).
+    func showWeeklyReport(week: String) throws {
+        show(try tracker.weeklyReport(week: week))
+    }
+
+    private func show(_ report: WeeklyReport) {
+        guard let notifier else { return }
+        notifier.showReport(summary: "Week \(report.week.isoName): \(WeeklyReport.clockDuration(report.total))",
+                            body: report.notificationBody, imagePath: WeekPicture.writeForNotification(report))
     }
 
     // MARK: Dictionaries

@@ -97,6 +97,7 @@ func verdict(_ row: Row, in rows: [Row]) -> String {
     case let name where name.hasPrefix("agent start to name owned") && row.size == 100_000: return atMost(100)
     case "idle RSS": return atMost(20)
     case let name where name.hasPrefix("wake-ups"): return median == 0 ? "ok (0)" : "MISSED (goal 0)"
+    case trayTickMetric: return trayTickVerdict(median, window: options.window)
     default: return ""
     }
 }
@@ -302,6 +303,7 @@ func measure(size: Int, options: Options, agentBinary: String, log: (String) -> 
     usleep(UInt32(options.window * 1_000_000))
     add("wake-ups over the window, timer running", "switches", [Double(agent.voluntarySwitches - before)])
     _ = try call(client, "Stop")
+    try measureTrayWakeUps(agent: agent, client: client, address: bus.address, window: options.window, add: add)
     return rows
 }
 

@@ -1,11 +1,11 @@
 public enum ReportFormat: String, Sendable {
-    case text, json
+    case text, json, svg
 
     public init(argument: String) throws {
         let text = argument.trimmingWhitespace().lowercased()
         if text.isEmpty { self = .text; return }
         guard let format = ReportFormat(rawValue: text) else {
-            throw TrackerError.invalidArgument("\"\(argument.prefix(40))\" is not a report format; use \"text\" or \"json\".")
+            throw TrackerError.invalidArgument("\"\(argument.prefix(40))\" is not a report format; use \"text\", \"json\" or \"svg\".")
         }
         self = format
     }
@@ -16,6 +16,7 @@ extension WeeklyReport {
         switch format {
         case .json: json.serialized
         case .text: text
+        case .svg: svg
         }
     }
 

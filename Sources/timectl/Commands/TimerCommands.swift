@@ -205,14 +205,20 @@ struct Report: ParsableCommand {
             This week by default ('this'); 'last' or -1 for last week, -2 for the week before, and
             so on; an ISO week (2026-W48); or a date in the week (2026-11-25, yesterday).
             """, optional: true)],
-        options: [.flag("--json", help: "Print the report as JSON.")])
+        options: [.flag("--json", help: "Print the report as JSON."),
+                  .value("--svg", valueName: "FILE", help: "Write the week's chart as SVG to FILE ('-': standard output)."),
+                  .value("--png", valueName: "FILE", help: "Write the week's chart as PNG to FILE ('-': standard output).")])
 
     var week: String
     var json: Bool
+    var svg: String?
+    var png: String?
 
     init(_ arguments: ParsedArguments) throws {
         json = arguments.flag("--json")
         week = arguments.argument("week")?.trimmed ?? ""
+        svg = arguments.value("--svg")
+        png = arguments.value("--png")
     }
 
     /// What the agent gets: an ISO week, or a date in the week (today for this week: the clock timectl runs with).
@@ -239,6 +245,11 @@ struct Report: ParsableCommand {
         guard let agentWeek = Report.agentWeek(week, now: context.now) else {
             throw UsageError(message: "cannot read '\(week)' as a week: use 'this', 'last', -1, -2 …, 2026-W48, or a date such as 2026-11-25",
                              commandPath: ["report"])
+        }
+        if svg != nil || png != nil {
+            if let svg { try ReportPicture.write(svg: svg, week: agentWeek, context: context) }
+            if let png { try ReportPicture.write(png: png, week: agentWeek, context: context) }
+            return
         }
         let reply = try context.agent().call("WeeklyReport", [.string(agentWeek), .string(json ? "json" : "text")])
         let text = reply.first?.stringValue ?? ""

@@ -1,0 +1,209 @@
+import CGLib
+import DBusKit
+import Glibc
+import TimeCore
+import Tray
+
+/// Feeds the tray icon from the tracker: icon, tooltip, label and menu after every change, and
+/// the one tick we allow (the label's minute) only while a session runs and a host shows it.
+/// Every menu entry calls the same function as the D-Bus method or notification action it mirrors.
+final class AgentTray {
+    /// Menu sections other features fill in (each gives its entries for the current state, or
+    /// none), shown after "Show this week" in this order. Their ids are 5000–99,999 (Undo from
+    /// 5000, away spans from 6000); an id already taken is left out. After their state changes they call `refreshAfterChange()`.
+    struct Sections {
+        /// `Undo: …` (and `Redo: …`) when there is something to undo.
+        var undo: (() -> [TrayMenuItem])?
+        /// Each pending away span with its three choices (e.g. a submenu per span).
+        var away: (() -> [TrayMenuItem])?
+    }
+    var sections = Sections()
+
+    private unowned let service: AgentService
+    private let item: TrayItem
+    private let minuteLength: Int64
+    private var tickSource: UInt32 = 0
+    private var status: TimerStatus?
+
+    init(service: AgentService, minuteLength: Int64 = 60) {
+        self.service = service
+        self.minuteLength = minuteLength
+        item = TrayItem(id: "time-tracker", appearance: TrayAppearance(title: "Time", iconName: TrayLook.idleIcon), menu: [])
+        item.onActivate = { [unowned self] activation in
+            switch activation {
+            case .primary: self.service.desktopCommand("toggle") { _ = try self.service.tracker.toggle() }
+            case .secondary: self.service.showWeeklyReportLogged(week: "")
+            }
+        }
+        item.onHostChange = { [unowned self] present in
+            Log.debug(present ? "a tray host is on the bus; the item is registered" : "no tray host on the bus")
+            self.scheduleTick()
+        }
+    }
+
+    func attach(to connection: BusConnection) throws {
+        try item.attach(to: connection)
+    }
+
+    func detach() {
+        cancelTick()
+        item.detach()
+    }
+
+    /// After every change (and on each tick): the whole picture, of which only what differs is sent.
+    func refresh(_ status: TimerStatus?) {
+        self.status = status
+        let now = service.tracker.clock.now()
+        let today = (try? service.tracker.todayAndWeekSeconds().today) ?? 0
+        let look = TrayLook(status: status, now: now, today: today)
+        item.update(appearance: look.appearance)
+        item.update(menu: menu(look))
+        scheduleTick()
+    }
+
+    // MARK: The minute tick
+
+    private func cancelTick() {
+        if tickSource != 0 { g_source_remove(tickSource); tickSource = 0 }
+    }
+
+    /// Set for the moment the running time reaches its next full minute; none while idle or
+    /// paused, or with no host to show it.
+    private func scheduleTick() {
+        cancelTick()
+        guard item.hostPresent, let session = status?.session, session.isRunning else { return }
+        let now = service.tracker.clock.now()
+        let active = session.activeSeconds(at: now)
+        let wait = minuteLength - active % minuteLength
+        tickSource = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, UInt32(clamping: max(1, wait)), trayTickFired,
+                                                Unmanaged.passUnretained(self).toOpaque(), nil)
+    }
+
+    fileprivate func tick() {
+        tickSource = 0
+        refresh(try? service.tracker.status())
+    }
+
+    // MARK: The menu
+
+    private enum ID {
+        static let title: Int32 = 1, pause: Int32 = 2, resume: Int32 = 3, stop: Int32 = 4, continueLast: Int32 = 5
+        static let start: Int32 = 10, week: Int32 = 6, reminders: Int32 = 20
+        static let separatorTop: Int32 = 7, separatorBottom: Int32 = 8, separatorExtra: Int32 = 9
+        static let firstReminder: Int32 = 21
+        /// Project entries: this plus the project's id.
+        static let firstProject: Int32 = 100_000
+    }
+
+    static let reminderChoices: [UInt32] = [0, 30, 60, 90, 120]
+
+    private func menu(_ look: TrayLook) -> [TrayMenuItem] {
+        let tracker = service.tracker
+        var items = [TrayMenuItem(id: ID.title, label: look.title, enabled: false), .separator(id: ID.separatorTop)]
+        switch status?.state {
+        case .running?:
+            items.append(TrayMenuItem(id: ID.pause, label: "Pause") { [unowned self] in self.service.perform(.pause) })
+        case .paused?:
+            items.append(TrayMenuItem(id: ID.resume, label: "Resume") { [unowned self] in self.service.perform(.resume) })
+        default:
+            if let last = status?.lastProjectName, !last.isEmpty {
+                items.append(TrayMenuItem(id: ID.continueLast, label: "Continue \(last)") { [unowned self] in
+                    self.service.desktopCommand("continue") { _ = try self.service.tracker.toggle() }
+                })
+            }
+        }
+        items.append(TrayMenuItem(id: ID.stop, label: "Stop", enabled: status?.session != nil) { [unowned self] in
+            self.service.perform(.stop)
+        })
+        let openProject = status?.project?.id
+        // Ids past Int32 cannot be menu entries (none exists in practice).
+        let projects = recentProjectsFirst().filter { $0.id <= Int64(Int32.max - ID.firstProject) }.prefix(20).map { project in
+            TrayMenuItem(id: ID.firstProject + Int32(project.id), label: project.name,
+                         toggle: .radio(project.id == openProject)) { [unowned self] in
+                self.service.desktopCommand("start") { _ = try self.service.tracker.startProject("#\(project.id)") }
+            }
+        }
+        if !projects.isEmpty { items.append(TrayMenuItem(id: ID.start, label: "Start", children: projects)) }
+        items.append(TrayMenuItem(id: ID.week, label: "Show this week") { [unowned self] in
+            self.service.showWeeklyReportLogged(week: "")
+        })
+        let extra = (sections.undo?() ?? []) + (sections.away?() ?? [])
+        if !extra.isEmpty { items.append(.separator(id: ID.separatorExtra)); items += extra }
+        items.append(.separator(id: ID.separatorBottom))
+        let current = tracker.reminderMinutes
+        let reminders = Self.reminderChoices.enumerated().map { index, minutes in
+            TrayMenuItem(id: ID.firstReminder + Int32(index), label: minutes == 0 ? "Off" : "Every \(minutes) min",
+                         toggle: .radio(minutes == current)) { [unowned self] in
+                self.service.desktopCommand("reminders") { try self.service.tracker.setReminderMinutes(minutes) }
+            }
+        }
+        items.append(TrayMenuItem(id: ID.reminders, label: "Reminders", children: reminders))
+        return items
+    }
+
+    /// Projects used in the last 30 days, most recent first, then the other active ones by name.
+    private func recentProjectsFirst() -> [Project] {
+        let tracker = service.tracker
+        let now = tracker.clock.now()
+        let recent = ((try? tracker.sessions(project: 0, from: now - 30 * 86_400, to: now + 1)) ?? [])
+            .sorted { $0.start > $1.start }
+        var seen = Set<ProjectID>()
+        var result: [Project] = []
+        for session in recent where !seen.contains(session.projectID) {
+            seen.insert(session.projectID)
+            if let project = tracker.project(id: session.projectID), !project.archived { result.append(project) }
+        }
+        let others = tracker.projects().filter { !$0.archived && !seen.contains($0.id) }
+            .sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+        return result + others
+    }
+}
+
+private func trayTickFired(_ data: UnsafeMutableRawPointer?) -> gboolean {
+    Unmanaged<AgentTray>.fromOpaque(data!).takeUnretainedValue().tick()
+    return 0 // G_SOURCE_REMOVE: tick() sets the next one
+}
+
+/// What the icon shows for one state: pure, so it is tested alone.
+struct TrayLook {
+    static let runningIcon = "media-playback-start"
+    static let pausedIcon = "media-playback-pause"
+    static let idleIcon = "media-playback-stop"
+
+    var title: String
+    var appearance: TrayAppearance
+
+    init(status: TimerStatus?, now: Int64, today: Int64) {
+        let todayText = "today \(TrayLook.hoursMinutes(today))"
+        guard let status, let session = status.session, let project = status.project else {
+            title = "Not tracking (\(todayText))"
+            appearance = TrayAppearance(
+                title: "Time", iconName: Self.idleIcon,
+                iconPixmaps: [16, 22, 32].map { TrayPixmap.badge(size: $0, color: "#888888", glyph: .none, filled: false) },
+                tooltipTitle: "Time", tooltipMarkup: TrayAppearance.markupEscaped("Not tracking. Today: \(TrayLook.hoursMinutes(today))"))
+            return
+        }
+        let running = session.isRunning
+        let elapsed = TrayLook.hoursMinutes(session.activeSeconds(at: now))
+        let name = status.categoryName.isEmpty ? project.name : "\(project.name) · \(status.categoryName)"
+        title = "\(name) — \(elapsed) (\(todayText))\(running ? "" : " · paused")"
+        let since = running ? status.runningSince : (session.segments.last?.end ?? session.start)
+        let sinceText = (running ? "since " : "paused since ") + LocalTime.clock(since)
+        var lines = ["<b>\(TrayAppearance.markupEscaped(project.name))</b>"]
+        if !status.categoryName.isEmpty { lines.append(TrayAppearance.markupEscaped(status.categoryName)) }
+        lines.append("\(elapsed), \(sinceText)")
+        lines.append("Today: \(TrayLook.hoursMinutes(today))")
+        appearance = TrayAppearance(
+            title: "Time: \(project.name)", iconName: running ? Self.runningIcon : Self.pausedIcon,
+            iconPixmaps: [16, 22, 32].map { TrayPixmap.badge(size: $0, color: project.color, glyph: running ? .play : .pause) },
+            tooltipTitle: "\(project.name)\(running ? "" : " (paused)")", tooltipMarkup: lines.joined(separator: "\n"),
+            label: "\(running ? "▶" : "⏸") \(elapsed)", labelGuide: "▶ 00:00")
+    }
+
+    /// "0:42", "3:10".
+    static func hoursMinutes(_ seconds: Int64) -> String {
+        let minutes = max(0, seconds) / 60
+        let rest = minutes % 60
+        return "\(minutes / 60):\(rest < 10 ? "0" : "")\(rest)"
+    }
+}

@@ -1,0 +1,121 @@
+import DBusKit
+
+/// `com.canonical.dbusmenu` at one object path: serves a `MenuTree` and announces its changes,
+/// a new layout revision for a structural change and `ItemsPropertiesUpdated` otherwise (GNOME
+/// does not re-read labels on `LayoutUpdated`).
+final class MenuExporter {
+    static let interfaceName = "com.canonical.dbusmenu"
+
+    let path: String
+    private(set) var tree = MenuTree([])
+    private(set) var revision: UInt32 = 1
+    private weak var connection: BusConnection?
+
+    init(path: String) { self.path = path }
+
+    func export(on connection: BusConnection) throws {
+        self.connection = connection
+        try connection.export(object: ExportedObject(path: path, interfaces: [interface]))
+    }
+
+    /// Replaces the menu; tells hosts what changed.
+    func update(_ items: [TrayMenuItem]) {
+        let new = MenuTree(items)
+        let old = tree
+        tree = new
+        guard let connection, connection.isConnected else { return }
+        if !new.hasSameShape(as: old) {
+            revision &+= 1
+            try? connection.emitSignal(path: path, interface: Self.interfaceName, name: "LayoutUpdated",
+                                       arguments: [.uint32(revision), .int32(0)])
+            return
+        }
+        var updated: [DBusValue] = []
+        var removed: [DBusValue] = []
+        for id in new.nodes.keys.sorted() {
+            let now = new.nodes[id]!.properties, before = old.nodes[id]!.properties
+            let changed = now.filter { before[$0.key] != $0.value }
+            let gone = before.keys.filter { now[$0] == nil }.sorted()
+            if !changed.isEmpty { updated.append(.structure([.int32(id), .vardict(changed)])) }
+            if !gone.isEmpty { removed.append(.structure([.int32(id), .stringArray(gone)])) }
+        }
+        guard !updated.isEmpty || !removed.isEmpty else { return }
+        try? connection.emitSignal(path: path, interface: Self.interfaceName, name: "ItemsPropertiesUpdated",
+                                   arguments: [.array(elementSignature: "(ia{sv})", updated),
+                                               .array(elementSignature: "(ias)", removed)])
+    }
+
+    private func unknownItem(_ id: Int32) -> BusError {
+        BusError(name: BusError.invalidArgs, message: "There is no menu item with id \(id)")
+    }
+
+    /// Runs a click: the entry's action, after the reply has gone out.
+    private func clicked(_ id: Int32, event: String, call: MethodCall) throws {
+        guard let node = tree.nodes[id] else { throw unknownItem(id) }
+        guard event == "clicked", let action = node.action else { return }
+        let previous = call.afterReply
+        call.afterReply = { previous?(); action() }
+    }
+
+    var interface: Interface {
+        Interface(name: Self.interfaceName, methods: [
+            Method(name: "GetLayout", inArgs: [Argument("parentId", "i"), Argument("recursionDepth", "i"), Argument("propertyNames", "as")],
+                   outArgs: [Argument("revision", "u"), Argument("layout", "(ia{sv}av)")]) { [unowned self] call in
+                let id = call.arguments[0].int32Value!, depth = call.arguments[1].int32Value!
+                let names = call.arguments[2].arrayValue!.compactMap(\.stringValue)
+                guard let layout = self.tree.layout(of: id, depth: depth, names: names) else { throw self.unknownItem(id) }
+                return [.uint32(self.revision), layout]
+            },
+            Method(name: "GetGroupProperties", inArgs: [Argument("ids", "ai"), Argument("propertyNames", "as")],
+                   outArgs: [Argument("properties", "a(ia{sv})")]) { [unowned self] call in
+                var ids = call.arguments[0].arrayValue!.compactMap(\.int32Value)
+                if ids.isEmpty { ids = self.tree.nodes.keys.sorted() }
+                let names = call.arguments[1].arrayValue!.compactMap(\.stringValue)
+                let entries = ids.compactMap { id in
+                    self.tree.properties(of: id, names: names).map { DBusValue.structure([.int32(id), .vardict($0)]) }
+                }
+                return [.array(elementSignature: "(ia{sv})", entries)]
+            },
+            Method(name: "GetProperty", inArgs: [Argument("id", "i"), Argument("name", "s")],
+                   outArgs: [Argument("value", "v")]) { [unowned self] call in
+                let id = call.arguments[0].int32Value!, name = call.arguments[1].stringValue!
+                guard let value = self.tree.properties(of: id, names: [name])?[name] else {
+                    throw BusError(name: BusError.invalidArgs, message: "Menu item \(id) has no property '\(name.prefix(40))'")
+                }
+                return [.variant(value)]
+            },
+            Method(name: "Event", inArgs: [Argument("id", "i"), Argument("eventId", "s"), Argument("data", "v"), Argument("timestamp", "u")]) { [unowned self] call in
+                try self.clicked(call.arguments[0].int32Value!, event: call.arguments[1].stringValue!, call: call)
+                return []
+            },
+            Method(name: "EventGroup", inArgs: [Argument("events", "a(isvu)")], outArgs: [Argument("idErrors", "ai")]) { [unowned self] call in
+                var errors: [DBusValue] = []
+                for event in call.arguments[0].arrayValue! {
+                    guard case .structure(let fields) = event, let id = fields[0].int32Value, let name = fields[1].stringValue else { continue }
+                    do { try self.clicked(id, event: name, call: call) } catch { errors.append(.int32(id)) }
+                }
+                return [.array(elementSignature: "i", errors)]
+            },
+            Method(name: "AboutToShow", inArgs: [Argument("id", "i")], outArgs: [Argument("needUpdate", "b")]) { [unowned self] call in
+                let id = call.arguments[0].int32Value!
+                guard self.tree.nodes[id] != nil else { throw self.unknownItem(id) }
+                return [.bool(false)]
+            },
+            Method(name: "AboutToShowGroup", inArgs: [Argument("ids", "ai")],
+                   outArgs: [Argument("updatesNeeded", "ai"), Argument("idErrors", "ai")]) { [unowned self] call in
+                let ids = call.arguments[0].arrayValue!.compactMap(\.int32Value)
+                let errors = ids.filter { self.tree.nodes[$0] == nil }.map { DBusValue.int32($0) }
+                return [.array(elementSignature: "i", []), .array(elementSignature: "i", errors)]
+            },
+        ], properties: [
+            Property(name: "Version", signature: "u", emitsChange: .const) { .uint32(3) },
+            Property(name: "TextDirection", signature: "s", emitsChange: .const) { .string("ltr") },
+            Property(name: "Status", signature: "s", emitsChange: .const) { .string("normal") },
+            Property(name: "IconThemePath", signature: "as", emitsChange: .const) { .stringArray([]) },
+        ], signals: [
+            Signal(name: "ItemsPropertiesUpdated", args: [Argument("updatedProps", "a(ia{sv})"), Argument("removedProps", "a(ias)")]),
+            Signal(name: "LayoutUpdated", args: [Argument("revision", "u"), Argument("parent", "i")]),
+            Signal(name: "ItemActivationRequested", args: [Argument("id", "i"), Argument("timestamp", "u")]),
+        ])
+    }
+}

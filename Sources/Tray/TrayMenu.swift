@@ -1,0 +1,126 @@
+import DBusKit
+
+/// One entry of a tray menu, as the host shows it. Ids are chosen by the caller and must stay the
+/// same for the same entry across updates (hosts keep them between calls).
+public struct TrayMenuItem {
+    public enum Toggle: Equatable, Sendable { case none, radio(Bool), checkmark(Bool) }
+
+    public var id: Int32
+    public var label: String
+    public var enabled: Bool
+    public var toggle: Toggle
+    public var isSeparator: Bool
+    public var children: [TrayMenuItem]
+    /// Runs when the host reports a click on the entry.
+    public var action: (() -> Void)?
+
+    public init(id: Int32, label: String, enabled: Bool = true, toggle: Toggle = .none,
+                children: [TrayMenuItem] = [], action: (() -> Void)? = nil) {
+        self.id = id
+        self.label = label
+        self.enabled = enabled
+        self.toggle = toggle
+        self.isSeparator = false
+        self.children = children
+        self.action = action
+    }
+
+    public static func separator(id: Int32) -> TrayMenuItem {
+        var item = TrayMenuItem(id: id, label: "")
+        item.isSeparator = true
+        return item
+    }
+
+    /// The dbusmenu properties of this entry. Defaults (enabled, visible) are omitted, as
+    /// libdbusmenu does; every parent says `children-display` "submenu".
+    var properties: [String: DBusValue] {
+        var values: [String: DBusValue] = [:]
+        if isSeparator {
+            values["type"] = .string("separator")
+            return values
+        }
+        values["label"] = .string(TrayMenuItem.mnemonicEscaped(label))
+        if !enabled { values["enabled"] = .bool(false) }
+        switch toggle {
+        case .none: break
+        case .radio(let on):
+            values["toggle-type"] = .string("radio")
+            values["toggle-state"] = .int32(on ? 1 : 0)
+        case .checkmark(let on):
+            values["toggle-type"] = .string("checkmark")
+            values["toggle-state"] = .int32(on ? 1 : 0)
+        }
+        if !children.isEmpty { values["children-display"] = .string("submenu") }
+        return values
+    }
+
+    /// dbusmenu labels use `_` for a mnemonic: a literal underscore is written `__`.
+    public static func mnemonicEscaped(_ text: String) -> String {
+        text.replacingUnderscores()
+    }
+}
+
+extension String {
+    fileprivate func replacingUnderscores() -> String {
+        var out = ""
+        for character in self { out.append(character); if character == "_" { out.append("_") } }
+        return out
+    }
+}
+
+/// A menu as a flat index over its tree, with the root (id 0) on top.
+struct MenuTree {
+    struct Node {
+        var properties: [String: DBusValue]
+        var children: [Int32]
+        var action: (() -> Void)?
+    }
+
+    private(set) var nodes: [Int32: Node] = [:]
+
+    init(_ items: [TrayMenuItem]) {
+        nodes[0] = Node(properties: ["children-display": .string("submenu")], children: [], action: nil)
+        add(items, to: 0)
+    }
+
+    /// An entry whose id is not positive or already taken is left out (with its children), so a
+    /// mistake in a menu never takes the process down.
+    private mutating func add(_ items: [TrayMenuItem], to parent: Int32) {
+        for item in items where item.id > 0 && nodes[item.id] == nil {
+            nodes[item.id] = Node(properties: item.properties, children: [], action: item.action)
+            nodes[parent]!.children.append(item.id)
+            add(item.children, to: item.id)
+        }
+    }
+
+    /// Whether `other` has the same entries in the same places (only properties may differ).
+    func hasSameShape(as other: MenuTree) -> Bool {
+        guard nodes.count == other.nodes.count else { return false }
+        for (id, node) in nodes {
+            guard let theirs = other.nodes[id], theirs.children == node.children,
+                  (theirs.properties["type"] == nil) == (node.properties["type"] == nil) else { return false }
+        }
+        return true
+    }
+
+    /// The layout `(ia{sv}av)` of `id` down to `depth` levels (-1: all), with `names` only (empty: all).
+    func layout(of id: Int32, depth: Int32, names: [String]) -> DBusValue? {
+        guard let node = nodes[id] else { return nil }
+        var children: [DBusValue] = []
+        if depth != 0 {
+            children = node.children.compactMap { child in
+                layout(of: child, depth: depth < 0 ? -1 : depth - 1, names: names).map { DBusValue.variant($0) }
+            }
+        }
+        return .structure([.int32(id), .vardict(filtered(node.properties, names)),
+                           .array(elementSignature: "v", children)])
+    }
+
+    func properties(of id: Int32, names: [String]) -> [String: DBusValue]? {
+        nodes[id].map { filtered($0.properties, names) }
+    }
+
+    private func filtered(_ properties: [String: DBusValue], _ names: [String]) -> [String: DBusValue] {
+        names.isEmpty ? properties : properties.filter { names.contains($0.key) }
+    }
+}

@@ -1,0 +1,121 @@
+import CGLib
+import DBusKit
+import Foundation
+import TestSupport
+
+/// A stand-in StatusNotifierWatcher in the test process: owns the watcher's name on the private
+/// bus and records what registers. Its calls are served when `pump()` runs the main context.
+final class TestWatcher {
+    let connection: BusConnection
+    private(set) var registered: [String] = []
+
+    init(bus: PrivateBus) throws {
+        connection = try bus.connect()
+        connection.attachToMainContext(nil)
+        let object = ExportedObject(path: "/StatusNotifierWatcher", interfaces: [Interface(
+            name: "org.kde.StatusNotifierWatcher",
+            methods: [Method(name: "RegisterStatusNotifierItem", inArgs: [Argument("service", "s")]) { [unowned self] call in
+                self.registered.append(call.arguments[0].stringValue ?? "")
+                return []
+            }],
+            properties: [Property(name: "IsStatusNotifierHostRegistered", signature: "b") { .bool(true) }])])
+        try connection.export(object: object)
+        try connection.requestName("org.kde.StatusNotifierWatcher")
+    }
+
+    /// Serves whatever arrived.
+    static func pump() {
+        while g_main_context_iteration(nil, 0) != 0 {}
+    }
+
+    func waitForRegistration(count: Int, seconds: Double = 10) -> Bool {
+        wait(seconds: seconds) { TestWatcher.pump(); return registered.count >= count }
+    }
+
+    func stop() { connection.close() }
+}
+
+/// The calls a tray host makes on the item (what KDE, GNOME's AppIndicator and libdbusmenu call).
+struct TrayClient {
+    let connection: BusConnection
+    let name: String
+
+    func item(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
+        try connection.call(destination: name, path: "/StatusNotifierItem", interface: "org.kde.StatusNotifierItem",
+                            member: member, arguments: arguments, timeoutMilliseconds: 10_000)
+    }
+
+    func menu(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
+        try connection.call(destination: name, path: "/MenuBar", interface: "com.canonical.dbusmenu",
+                            member: member, arguments: arguments, timeoutMilliseconds: 10_000)
+    }
+
+    func itemProperties() throws -> [String: DBusValue] {
+        let reply = try connection.call(destination: name, path: "/StatusNotifierItem", interface: "org.freedesktop.DBus.Properties",
+                                        member: "GetAll", arguments: [.string("org.kde.StatusNotifierItem")], timeoutMilliseconds: 10_000)
+        return reply[0].variantDictionary ?? [:]
+    }
+
+    func itemProperty(_ property: String) throws -> DBusValue {
+        let reply = try connection.call(destination: name, path: "/StatusNotifierItem", interface: "org.freedesktop.DBus.Properties",
+                                        member: "Get", arguments: [.string("org.kde.StatusNotifierItem"), .string(property)],
+                                        timeoutMilliseconds: 10_000)
+        return reply[0].variantValue!
+    }
+
+    /// The whole menu as a tree.
+    func layout(parent: Int32 = 0, depth: Int32 = -1, names: [String] = []) throws -> (revision: UInt32, root: MenuNode) {
+        let reply = try menu("GetLayout", [.int32(parent), .int32(depth), .stringArray(names)])
+        return (reply[0].uint32Value!, MenuNode(reply[1]))
+    }
+}
+
+/// One node of a GetLayout answer.
+struct MenuNode {
+    let id: Int32
+    let properties: [String: DBusValue]
+    let children: [MenuNode]
+
+    init(_ value: DBusValue) {
+        guard case .structure(let fields) = value else { fatalError("a layout node is a structure, got \(value.signature)") }
+        id = fields[0].int32Value!
+        properties = fields[1].variantDictionary!
+        children = fields[2].arrayValue!.map { MenuNode($0.variantValue!) }
+    }
+
+    var label: String? { properties["label"]?.stringValue }
+
+    /// The first node (depth first) whose label is `label`.
+    func find(_ label: String) -> MenuNode? {
+        if self.label == label { return self }
+        for child in children { if let found = child.find(label) { return found } }
+        return nil
+    }
+
+    var labels: [String] { children.compactMap(\.label) }
+}
+
+/// Records the menu's signals from the agent, as a host listening for changes would.
+final class MenuSignals {
+    let connection: BusConnection
+    private(set) var received: [(member: String, arguments: [DBusValue])] = []
+
+    init(bus: PrivateBus) throws {
+        connection = try bus.connect()
+        connection.attachToMainContext(nil)
+        try connection.addMatch("type='signal',interface='com.canonical.dbusmenu',path='/MenuBar'")
+        connection.onSignal { [unowned self] message in
+            guard message.interface == "com.canonical.dbusmenu", let member = message.member else { return }
+            self.received.append((member, (try? message.arguments()) ?? []))
+        }
+    }
+
+    func named(_ member: String) -> [[DBusValue]] { received.filter { $0.member == member }.map(\.arguments) }
+
+    func waitFor(_ member: String, count: Int = 1) -> Bool {
+        wait(seconds: 10) { TestWatcher.pump(); return named(member).count >= count }
+    }
+
+    func reset() { TestWatcher.pump(); received = [] }
+    func stop() { connection.close() }
+}

@@ -1,0 +1,82 @@
+import DBusKit
+import XCTest
+@testable import Tray
+
+/// The Tray module alone, no bus: the dbusmenu encoding of a menu model and the icon pixmaps.
+final class TrayModelTests: XCTestCase {
+    private let menu: [TrayMenuItem] = [
+        TrayMenuItem(id: 1, label: "my_project — 0:42", enabled: false),
+        .separator(id: 2),
+        TrayMenuItem(id: 3, label: "Start", children: [
+            TrayMenuItem(id: 10, label: "A", toggle: .radio(true)),
+            TrayMenuItem(id: 11, label: "B", toggle: .radio(false)),
+        ]),
+        TrayMenuItem(id: 4, label: "Notes", toggle: .checkmark(true)),
+    ]
+
+    func testPropertiesAsLibdbusmenuWritesThem() {
+        let tree = MenuTree(menu)
+        XCTAssertEqual(tree.properties(of: 0, names: []), ["children-display": .string("submenu")])
+        XCTAssertEqual(tree.properties(of: 1, names: []), ["label": .string("my__project — 0:42"), "enabled": .bool(false)])
+        XCTAssertEqual(tree.properties(of: 2, names: []), ["type": .string("separator")])
+        XCTAssertEqual(tree.properties(of: 3, names: [])?["children-display"], .string("submenu"))
+        XCTAssertEqual(tree.properties(of: 10, names: []), ["label": .string("A"), "toggle-type": .string("radio"), "toggle-state": .int32(1)])
+        XCTAssertEqual(tree.properties(of: 4, names: ["toggle-type"]), ["toggle-type": .string("checkmark")])
+        XCTAssertNil(tree.properties(of: 99, names: []))
+    }
+
+    func testLayoutDepth() throws {
+        let tree = MenuTree(menu)
+        func children(_ value: DBusValue?) -> [DBusValue] {
+            guard case .structure(let fields)? = value else { return [] }
+            return fields[2].arrayValue ?? []
+        }
+        let full = tree.layout(of: 0, depth: -1, names: [])
+        XCTAssertEqual(full?.signature, "(ia{sv}av)")
+        XCTAssertEqual(children(full).count, 4)
+        XCTAssertEqual(children(children(full)[2].variantValue).count, 2)
+        XCTAssertEqual(children(children(tree.layout(of: 0, depth: 1, names: []))[2].variantValue).count, 0)
+        XCTAssertEqual(children(tree.layout(of: 0, depth: 0, names: [])).count, 0)
+        XCTAssertEqual(children(tree.layout(of: 3, depth: 1, names: [])).count, 2)
+        XCTAssertNil(tree.layout(of: 42, depth: -1, names: []))
+    }
+
+    func testShapeChangesOnlyWhenEntriesComeOrGo() {
+        var relabelled = menu
+        relabelled[0].label = "other — 0:43"
+        relabelled[2].children[0].toggle = .radio(false)
+        XCTAssertTrue(MenuTree(menu).hasSameShape(as: MenuTree(relabelled)))
+        var fewer = menu
+        fewer.removeLast()
+        XCTAssertFalse(MenuTree(menu).hasSameShape(as: MenuTree(fewer)))
+        var swapped = menu
+        swapped[0] = TrayMenuItem(id: 5, label: "Resume")
+        XCTAssertFalse(MenuTree(menu).hasSameShape(as: MenuTree(swapped)))
+    }
+
+    func testEntriesWithATakenOrInvalidIdAreLeftOut() {
+        let tree = MenuTree([TrayMenuItem(id: 1, label: "A"), TrayMenuItem(id: 1, label: "again"), TrayMenuItem(id: 0, label: "zero"),
+                             TrayMenuItem(id: 2, label: "B", children: [TrayMenuItem(id: 1, label: "nested again"), TrayMenuItem(id: 3, label: "C")])])
+        XCTAssertEqual(tree.nodes[0]?.children, [1, 2])
+        XCTAssertEqual(tree.nodes[2]?.children, [3])
+        XCTAssertEqual(tree.properties(of: 1, names: [])?["label"], .string("A"))
+    }
+
+    func testPixmapsAreARGBInNetworkOrderInTheGivenColor() {
+        for size in [16, 22, 32] {
+            let pixmap = TrayPixmap.badge(size: size, color: "#2e7d32", glyph: .play)
+            XCTAssertEqual(pixmap.width, Int32(size))
+            XCTAssertEqual(pixmap.argb.count, size * size * 4)
+            XCTAssertEqual(pixmap.argb[0], 0, "the corner is transparent")
+            // A point on the disc left of the glyph: opaque, in the project's color (A R G B).
+            let offset = ((size / 2) * size + size / 5) * 4
+            XCTAssertEqual(Array(pixmap.argb[offset..<offset + 4]), [255, 0x2e, 0x7d, 0x32], "size \(size)")
+        }
+        let unreadable = TrayPixmap.badge(size: 16, color: "red", glyph: .none)
+        XCTAssertEqual(Array(unreadable.argb[(8 * 16 + 8) * 4..<(8 * 16 + 8) * 4 + 4]), [255, 0x88, 0x88, 0x88])
+    }
+
+    func testTooltipMarkupEscaping() {
+        XCTAssertEqual(TrayAppearance.markupEscaped("R&D <b>"), "R&amp;D &lt;b&gt;")
+    }
+}
