@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Writes a v2 and a v3 store with the sqlite3 command line from the checked-in fixture scripts
-# (Tests/Fixtures/store-v2.sql, store-v3.sql), opens each with the current code, verifies every
+# Writes a v2, a v3 and a v4 store with the sqlite3 command line from the checked-in fixture scripts
+# (Tests/Fixtures/store-v2.sql, store-v3.sql, store-v4.sql), opens each with the current code, verifies every
 # record and relationship, then writes and re-reads a note; also restores v2 and v3 snapshot
 # payloads. Pass --no-build when the tests are already built.
 set -euo pipefail

@@ -644,7 +644,8 @@ final class DataSafetyTests: XCTestCase {
     func testADamagedStoreWithANewerSnapshotIsNotRestoredFromAnOlderOne() throws {
         do { try populate(open().tracker) }
         let newest = folder.snapshots + "/" + folder.states().last!
-        let text = String(decoding: try Files.read(newest), as: UTF8.self).replacingOccurrences(of: "\"schemaVersion\":4", with: "\"schemaVersion\":5")
+        let text = String(decoding: try Files.read(newest), as: UTF8.self).replacingOccurrences(
+            of: "\"schemaVersion\":\(SnapshotFormat.currentVersion)", with: "\"schemaVersion\":\(SnapshotFormat.currentVersion + 1)")
         try Files.writeDurably(Array(text.utf8), to: newest)
         try Files.writeDurably([UInt8](repeating: 9, count: 4096), to: folder.store)
         for suffix in ["-wal", "-shm"] { Files.remove(folder.store + suffix) }

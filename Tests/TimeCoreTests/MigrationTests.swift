@@ -89,7 +89,7 @@ final class MigrationTests: XCTestCase {
             PRAGMA user_version = 2;
             """)
         var tracker = try open()
-        XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), 4)
+        XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
         XCTAssertEqual(try sessionColumns(tracker), ["id", "project_id", "start", "end", "unrecorded_seconds", "note"])
         XCTAssertEqual(tracker.projects(), expectedProjects)
         XCTAssertEqual(tracker.categories(), [Category(id: 2, name: "Home"), Category(id: 1, name: "Work")])
@@ -147,7 +147,7 @@ final class MigrationTests: XCTestCase {
             PRAGMA user_version = 3;
             """)
         let tracker = try open()
-        XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), 4)
+        XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
         XCTAssertEqual(tracker.projects(), expectedProjects)
         XCTAssertEqual(try tracker.store.allSessions(), [
             WorkSession(id: 1, projectID: 1, start: s1, end: s1 + 7200, unrecordedSeconds: 5400, note: "line one\nline two", segments: []),
@@ -175,7 +175,7 @@ final class MigrationTests: XCTestCase {
 
     func testEmptyStoreIsCreatedAtTheCurrentVersion() throws {
         let tracker = try Tracker(store: Store(path: path, create: true), clock: TestClock(now))
-        XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), 4)
+        XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
         XCTAssertEqual(try sessionColumns(tracker), ["id", "project_id", "start", "end", "unrecorded_seconds", "note"])
         XCTAssertEqual(try tracker.status().state, .idle)
     }

@@ -9,6 +9,8 @@ public enum TrackerError: Error, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     case readOnly(String)
     case storageFailure(String)
+    case nothingToUndo(String)
+    case nothingToRedo(String)
 
     /// The contract's error name, without the interface prefix.
     public var name: String {
@@ -21,13 +23,16 @@ public enum TrackerError: Error, Equatable, CustomStringConvertible {
         case .invalidArgument: "InvalidArgument"
         case .readOnly: "ReadOnly"
         case .storageFailure: "StorageFailure"
+        case .nothingToUndo: "NothingToUndo"
+        case .nothingToRedo: "NothingToRedo"
         }
     }
 
     public var message: String {
         switch self {
         case .noSuchProject(let m), .noSuchCategory(let m), .noSuchSession(let m), .noCurrentSession(let m),
-             .alreadyExists(let m), .invalidArgument(let m), .readOnly(let m), .storageFailure(let m):
+             .alreadyExists(let m), .invalidArgument(let m), .readOnly(let m), .storageFailure(let m),
+             .nothingToUndo(let m), .nothingToRedo(let m):
             m
         }
     }

@@ -15,8 +15,11 @@
 ///   session and the finished sessions begun on the UTC day of the snapshot are in the payload
 ///   itself (`openSession`, `sessions`), so the timer's changes rewrite no chunk; those sessions
 ///   are left out of their month's chunk. Older payloads migrate forward into `sessions` too.
+/// - v5: the same fields as v4. The store of v5 keeps an undo history, which snapshots do not
+///   hold (a snapshot is a data state; the history of how it came about stays in the store): a
+///   store restored from a snapshot starts with an empty history. v4 → v5 changes nothing.
 public enum SnapshotFormat {
-    public static let currentVersion: Int64 = 4
+    public static let currentVersion: Int64 = 5
     public static let oldestVersion: Int64 = 2
     static let formatName = "time-tracker-snapshot"
 
@@ -235,11 +238,15 @@ public enum SnapshotFormat {
         return .object(members)
     }
 
-    /// Brings a payload of any readable version to v4.
+    /// v4 → v5: the payload is unchanged (the undo history is not part of a snapshot).
+    static func migrateV4toV5(_ payload: JSON) throws -> JSON { payload }
+
+    /// Brings a payload of any readable version to the current one.
     static func migrate(_ payload: JSON, from version: Int64) throws -> JSON {
         var current = payload
         if version <= 2 { current = try migrateV2toV3(current) }
         if version <= 3 { current = try migrateV3toV4(current) }
+        if version <= 4 { current = try migrateV4toV5(current) }
         return current
     }
 

@@ -4,8 +4,9 @@
 /// v2: projects, categories, sessions with a total of active time and no notes.
 /// v3: notes on sessions.
 /// v4: exact active segments; a session's old total becomes its "unrecorded" time.
+/// v5: the undo history (`undo_steps`): the newest changes, each a sentence and a changeset.
 enum Schema {
-    static let currentVersion: Int64 = 4
+    static let currentVersion: Int64 = 5
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -53,6 +54,7 @@ enum Schema {
             ALTER TABLE sessions DROP COLUMN running_since;
             CREATE INDEX sessions_open ON sessions(end) WHERE end IS NULL;
             """),
+        Migration(version: 5, name: "undo history", sql: UndoHistory.schema),
     ]
 
     enum Status: Equatable {
