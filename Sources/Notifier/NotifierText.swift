@@ -22,6 +22,8 @@ public struct TimerNotification: Equatable, Sendable {
 /// What the user chose on one of our notifications. Delivered on the main context.
 public enum NotifierAction: Equatable, Sendable {
     case pause, resume, stop, openDefault, reminderStop, reminderKeepGoing
+    /// `Undo` on the notification shown by `showUndoable`.
+    case undo
 }
 
 /// An action button: the D-Bus action key and its label.
@@ -35,6 +37,9 @@ public enum NotifierText {
     public static let timerCategory = "x-time-tracker.timer"
     public static let reminderCategory = "x-time-tracker.reminder"
     public static let reportCategory = "x-time-tracker.report"
+    public static let undoCategory = "x-time-tracker.undo"
+    /// How long the notification with an Undo action stays (servers may shorten it).
+    public static let undoTimeoutMilliseconds: Int32 = 15_000
 
     /// Escapes user text for a body that the server reads as markup.
     public static func escapeMarkup(_ s: String) -> String {
@@ -112,6 +117,11 @@ public enum NotifierText {
                 NotificationActionSpec(key: "reminder-keep-going", label: "Keep going")]
     }
 
+    public static func undoActions(capabilities: Set<String>) -> [NotificationActionSpec] {
+        guard capabilities.contains("actions") else { return [] }
+        return [NotificationActionSpec(key: "undo", label: "Undo")]
+    }
+
     /// Maps an action key we sent back to what it means.
     public static func action(forKey key: String) -> NotifierAction? {
         switch key {
@@ -121,6 +131,7 @@ public enum NotifierText {
         case "stop": return .stop
         case "reminder-stop": return .reminderStop
         case "reminder-keep-going": return .reminderKeepGoing
+        case "undo": return .undo
         default: return nil
         }
     }

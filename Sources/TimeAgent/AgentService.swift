@@ -11,12 +11,14 @@ public final class AgentService {
     let storage: StorageStatus
     private var published: TimerProperties
     private var connection: BusConnection?
-    private var notifier: Notifier?
+    private(set) var notifier: Notifier?
     private let minuteLength: Int64
     private var reminderSource: UInt32 = 0
     private var reminderActiveSeconds: Int64 = 0
     private var shownTimer: TimerNotification?
     private var reminderShown = false
+    /// The history step of the Stop whose notification offers Undo (AgentService+Undo).
+    var stopNoticeStep: Int64?
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
@@ -58,7 +60,9 @@ public final class AgentService {
 
     private func currentProperties(_ status: TimerStatus?) -> TimerProperties {
         guard let status else { return TimerProperties() }
-        return TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
+        var properties = TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
+        properties.canUndo = (try? tracker.canUndo()) ?? ""
+        return properties
     }
 
     /// After a reply: one `PropertiesChanged` with everything that changed, then the reminder
@@ -135,7 +139,8 @@ public final class AgentService {
             switch action {
             case .pause: try tracker.pause()
             case .resume: try tracker.resume()
-            case .stop, .reminderStop: try tracker.stop()
+            case .stop, .reminderStop: try stopTimer()
+            case .undo: undoFromStopNotice()
             case .openDefault, .reminderKeepGoing: break
             }
         } catch {
@@ -147,7 +152,7 @@ public final class AgentService {
     // MARK: The interface table
 
     /// A method whose effect may change the timer: properties and notification follow the reply.
-    private func changing(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
+    func changing(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
                           _ body: @escaping (Arguments) throws -> [DBusValue]) -> Method {
         Method(name: name, inArgs: inArgs, outArgs: outArgs, doc: doc) { [unowned self] call in
             // Read-only storage refuses every change first, whatever else is wrong with the request:
@@ -158,7 +163,7 @@ public final class AgentService {
         }
     }
 
-    private func reading(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
+    func reading(_ name: String, _ inArgs: [Argument], _ outArgs: [Argument], _ doc: String,
                          _ body: @escaping (Arguments) throws -> [DBusValue]) -> Method {
         Method(name: name, inArgs: inArgs, outArgs: outArgs, doc: doc) { call in
             try contractCall { try body(Arguments(values: call.arguments)) }
@@ -166,7 +171,7 @@ public final class AgentService {
     }
 
     /// A property served from the published values, so Get always agrees with the last PropertiesChanged.
-    private func property(_ name: String, _ signature: String, _ doc: String) -> Property {
+    func property(_ name: String, _ signature: String, _ doc: String) -> Property {
         precondition(TimerProperties().values[name]?.signature == signature, "\(name) is not a published property of type \(signature)")
         return Property(name: name, signature: signature, doc: doc) { [unowned self] in self.published.values[name]! }
     }
@@ -202,7 +207,7 @@ public final class AgentService {
                 [.string(try self.tracker.toggle().rawValue)]
             },
             changing("Stop", [], [Argument("session", "t")], "Completes the open session.") { _ in
-                [.uint64(UInt64(try self.tracker.stop()))]
+                [.uint64(UInt64(try self.stopTimer()))]
             },
             changing("AddNote", [Argument("text", "s")], [], "Appends a line to the open session's note.") { args in
                 try self.tracker.addNote(args.string(0)); return []
@@ -279,7 +284,7 @@ public final class AgentService {
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ], properties: [
+        ] + undoMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),
@@ -292,6 +297,7 @@ public final class AgentService {
             property("LastProject", "s", "What Toggle starts from idle."),
             property("StorageState", "s", "ok, restored, or read-only."),
             property("StorageMessage", "s", "What happened to the store and what to do; empty when ok."),
+            property("CanUndo", "s", "What Undo would undo; empty when nothing is left to undo."),
             Property(name: "Version", signature: "s", emitsChange: .const, doc: "The agent's version.") { .string(Contract.version) },
             Property(name: "ReminderMinutes", signature: "u", access: .readWrite,
                      doc: "Minutes of active time between reminders; 0 turns them off.") { [unowned self] in

@@ -17,6 +17,7 @@ struct TimerProperties: Equatable {
     var storageState = "ok"
     var storageMessage = ""
     var reminderMinutes: UInt32 = 60
+    var canUndo = ""
 
     init() {}
 
@@ -44,6 +45,7 @@ struct TimerProperties: Equatable {
             "RunningSince": .int64(runningSince), "ActiveSeconds": .uint64(activeSeconds), "Note": .string(note),
             "LastProject": .string(lastProject), "StorageState": .string(storageState),
             "StorageMessage": .string(storageMessage), "ReminderMinutes": .uint32(reminderMinutes),
+            "CanUndo": .string(canUndo),
         ]
     }
 
