@@ -17,14 +17,14 @@ _timectl() {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders watch help"
+    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders undo redo history watch help"
 
     # The command and subcommand typed so far; option values are skipped.
     local command="" sub="" i word
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --color|--category|--name|--session|--format|--project|--from|--to|--start|--duration|--note)
+            --color|--category|--name|--session|--format|--project|--from|--to|--start|--duration|--note|--count)
                 ((i++)); continue ;;
             -*) continue ;;
         esac
@@ -47,7 +47,7 @@ _timectl() {
             return ;;
         --from|--to|--start)
             COMPREPLY=($(compgen -W "today yesterday now" -- "$cur")); return ;;
-        --color|--name|--session|--duration|--note) return ;;
+        --color|--name|--session|--duration|--note|--count) return ;;
     esac
 
     if [[ -z $command ]]; then
@@ -60,6 +60,7 @@ _timectl() {
         start) [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
         note) options="--session --help" ;;
         status) options="--format --json --help" ;;
+        history) options="--count --json --help" ;;
         report)
             options="--json --help"
             [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "last today yesterday" -- "$cur")); return; } ;;

@@ -14,7 +14,8 @@ struct Timectl: ParsableCommand {
         subcommands: [
             Start.self, Pause.self, Resume.self, Toggle.self, Stop.self, Note.self, Status.self,
             Report.self, Projects.self, Categories.self, Sessions.self, AddSession.self,
-            EditSession.self, DeleteSession.self, Reminders.self, Watch.self, Help.self,
+            EditSession.self, DeleteSession.self, Reminders.self, Undo.self, Redo.self, History.self,
+            Watch.self, Help.self,
         ],
         runnable: false)
 
