@@ -661,8 +661,8 @@ final class DataSafetyTests: XCTestCase {
             .appendingPathComponent("Fixtures/\(name)").path
     }
 
-    func testVersion2And3SnapshotsRestoreIntoTheCurrentStore() throws {
-        for (version, notes) in [(2, false), (3, true)] {
+    func testVersion2To4SnapshotsRestoreIntoTheCurrentStore() throws {
+        for (version, notes) in [(2, false), (3, true), (4, true)] {
             folder.remove()
             folder = Folder()
             try Files.makePrivateDirectory(folder.snapshots)
@@ -682,8 +682,11 @@ final class DataSafetyTests: XCTestCase {
             XCTAssertEqual(try tracker.status().state, .running, "the open v\(version) session is still running")
             XCTAssertEqual(try tracker.status().session?.segments, [Segment(start: 1_794_990_000, end: nil)])
             XCTAssertEqual(tracker.reminderMinutes, 45)
+            XCTAssertEqual(try tracker.history(count: 100), [], "a restored store starts with an empty undo history")
             try tracker.setNote(session: 1, note: "written after migration")
             XCTAssertEqual(try tracker.session(id: 1).note, "written after migration")
+            XCTAssertEqual(try tracker.undo(), "Changed the note of Writing on \(LocalTime.date(of: 1_794_000_000))")
+            XCTAssertEqual(try tracker.session(id: 1).note, notes ? "drafting" : "")
         }
     }
 
