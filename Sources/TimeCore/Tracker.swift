@@ -116,7 +116,7 @@ public final class Tracker {
         do {
             if recordingStep { try history.beginStep() }
             let result = try body()
-            if recordingStep { try history.finishStep(at: now) { try describeStep($0) } }
+            if recordingStep { try history.finishStep(at: now) { try sentence(for: $0) } }
             try recorder?.recordState(of: store, changedDays: store.changedDays)
             recorded = true
             try store.commit()

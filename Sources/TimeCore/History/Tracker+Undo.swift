@@ -48,8 +48,15 @@ extension Tracker {
         return step.description
     }
 
+    /// Gives the sentence for the change being made (call inside a `change` body), e.g.
+    /// "Kept 42 min away in Writing" or "Imported 1,200 sessions from Hamster"; without it the
+    /// step is described from the rows it changed. Nothing else is needed to make a change undoable.
+    func describeStep(_ sentence: String) {
+        history.givenDescription = sentence
+    }
+
     /// The sentence for a change, read from its changeset.
-    func describeStep(_ changeset: Changeset) throws -> String {
+    func sentence(for changeset: Changeset) throws -> String {
         try StepDescription(store: store) { [unowned self] id in self.project(id: id)?.name ?? "project #\(id)" }
             .sentence(for: changeset)
     }

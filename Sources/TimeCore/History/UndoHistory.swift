@@ -21,6 +21,9 @@ public struct HistoryStep: Equatable, Sendable {
 /// `kept`; nothing older is read or rewritten, and snapshots do not hold the history.
 final class UndoHistory {
     static let table = "undo_steps"
+    /// Tables whose rows are never part of a step: the history itself (add here any table that
+    /// must not move back with an undo, such as an append-only log).
+    static let untrackedTables: Set<String> = [table]
     static let kept = 100
     /// Values in `meta` that only ever grow (the id high-water mark, the longest span bound):
     /// undo never takes them back, or a deleted session's id would be given out again.
@@ -37,6 +40,9 @@ final class UndoHistory {
 
     private let store: Store
     private var recording: ChangeRecording?
+    /// The sentence given by the code making the change (`Tracker.describeStep`); otherwise the
+    /// step is described from its changeset.
+    var givenDescription: String?
 
     init(store: Store) { self.store = store }
 
@@ -45,10 +51,14 @@ final class UndoHistory {
     // MARK: Recording steps (inside the change gate's transaction)
 
     func beginStep() throws {
-        recording = try ChangeRecording(database: database, excluding: [UndoHistory.table])
+        givenDescription = nil
+        recording = try ChangeRecording(database: database, excluding: UndoHistory.untrackedTables)
     }
 
-    func abandonStep() { recording = nil }
+    func abandonStep() {
+        recording = nil
+        givenDescription = nil
+    }
 
     /// Ends the recording; a change that changed something becomes the newest step, and what
     /// could be redone is gone. Returns the step's id (nil when nothing changed).
@@ -56,10 +66,12 @@ final class UndoHistory {
     func finishStep(at time: Int64, describe: (Changeset) throws -> String) throws -> Int64? {
         guard let recording else { return nil }
         self.recording = nil
+        let given = givenDescription
+        givenDescription = nil
         guard !recording.isEmpty else { return nil }
         let changeset = try recording.changeset()
         guard !changeset.isEmpty else { return nil }
-        let description = try describe(changeset)
+        let description = try given ?? describe(changeset)
         try database.run("DELETE FROM undo_steps WHERE undone = 1")
         try database.insertBlobRow(
             "INSERT INTO undo_steps(time, description, undone, changeset) VALUES(?, ?, 0, ?)",
