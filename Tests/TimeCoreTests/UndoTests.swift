@@ -207,4 +207,102 @@ final class UndoTests: XCTestCase {
         XCTAssertEqual(try state(), before)
         XCTAssertEqual(try tracker.history(count: 10), history)
     }
+
+    /// Random changes, undos, redos and restarts with a jumping clock: after every undo the state
+    /// is exactly the one before that step, after every redo the one after it, in the store and
+    /// in the newest snapshot. Replay a failure with its seed.
+    func testRandomChangesUndosAndRedosAlwaysGiveBackTheExactStates() throws {
+        let seed = UInt64.random(in: 1...UInt64(UInt32.max))
+        var generator = seed
+        func next(_ bound: Int) -> Int {
+            generator ^= generator << 13; generator ^= generator >> 7; generator ^= generator << 17
+            return Int(generator % UInt64(bound))
+        }
+        func pick(_ ids: [Int64]) -> Int64? { ids.isEmpty ? nil : ids[next(ids.count)] }
+        var steps = 0
+        var states = [try state()]   // states[i]: after i steps
+        var position = 0             // steps currently applied
+        for round in 0..<400 {
+            let what = "seed \(seed), round \(round)"
+            clock.time += Int64(next(4000))
+            let kind = next(20)
+            if kind < 4 {
+                if position > 0 {
+                    try tracker.undo()
+                    position -= 1
+                    try assertState(states[position], "undo, \(what)")
+                } else {
+                    assertTrackerError("NothingToUndo", try tracker.undo())
+                }
+                continue
+            }
+            if kind < 6 {
+                if position < states.count - 1 {
+                    try tracker.redo()
+                    position += 1
+                    try assertState(states[position], "redo, \(what)")
+                } else {
+                    assertTrackerError("NothingToRedo", try tracker.redo())
+                }
+                continue
+            }
+            if kind == 6 {
+                try restart()
+                try assertState(states[position], "restart, \(what)")
+                continue
+            }
+            let newestBefore = try tracker.history(count: 1).first?.id
+            let sessions = try tracker.store.allSessions().map(\.id)
+            let projects = tracker.projects().map(\.id)
+            do {
+                switch kind {
+                case 7, 8: try tracker.createProject(name: "P\(next(6))", color: "", category: next(2) == 0 ? "" : "C\(next(3))")
+                case 9: if next(2) == 0 { try tracker.addCategory("C\(next(3))") } else { try tracker.deleteCategory("C\(next(3))") }
+                case 10: if let id = pick(projects) { try tracker.updateProject(id: id, changes: ProjectChanges(
+                    name: next(2) == 0 ? "P\(next(6))" : nil, category: next(2) == 0 ? "C\(next(3))" : nil, archived: next(3) == 0)) }
+                case 11, 12: try tracker.startProject("P\(next(6))")
+                case 13: try tracker.pause()
+                case 14: try tracker.resume()
+                case 15: try tracker.stop()
+                case 16: try tracker.addNote("n\(round)")
+                case 17: if let id = pick(projects) {
+                    try tracker.addSession(project: id, start: clock.time - 86400 * Int64(next(60)) - 7200, duration: "\(1 + next(90))m", note: "") }
+                case 18: if let id = pick(sessions) {
+                    if next(2) == 0 { try tracker.deleteSession(id: id) } else {
+                        try tracker.editSession(id: id, changes: SessionChanges(start: clock.time - 86400 * Int64(next(400)) - 9000, note: "e\(round)")) } }
+                default: try tracker.setReminderMinutes(UInt32(next(3) * 15))
+                }
+            } catch is TrackerError {
+                XCTAssertEqual(try tracker.history(count: 1).first?.id, newestBefore, "a refused change is no step, \(what)")
+                try assertState(states[position], "refused change, \(what)")
+                continue
+            }
+            guard try tracker.history(count: 1).first?.id != newestBefore else {
+                try assertState(states[position], "a change that changed nothing, \(what)")
+                continue
+            }
+            states.removeSubrange((position + 1)...)
+            states.append(try state())
+            position += 1
+            steps += 1
+            if states.count > UndoHistory.kept + 1 {
+                // The oldest step left the history: its state can no longer be reached by undo.
+                states.removeFirst()
+                position -= 1
+            }
+        }
+        XCTAssertGreaterThan(steps, 30, "seed \(seed): enough changes were made")
+        // Back as far as the history goes, state by state, then forward again to the last one.
+        while position > 0 {
+            try tracker.undo()
+            position -= 1
+            try assertState(states[position], "undoing all, seed \(seed)")
+        }
+        assertTrackerError("NothingToUndo", try tracker.undo())
+        while position < states.count - 1 {
+            try tracker.redo()
+            position += 1
+        }
+        try assertState(states[position], "redoing all, seed \(seed)")
+    }
 }

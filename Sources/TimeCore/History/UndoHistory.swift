@@ -77,7 +77,9 @@ final class UndoHistory {
             "INSERT INTO undo_steps(time, description, undone, changeset) VALUES(?, ?, 0, ?)",
             [.integer(time), .text(description)], blob: changeset.bytes)
         let id = database.lastInsertRowID
-        try database.run("DELETE FROM undo_steps WHERE id <= ?", .integer(id - Int64(UndoHistory.kept)))
+        // Ids have gaps (undone steps that a change removed): count rows, not ids.
+        try database.run("DELETE FROM undo_steps WHERE id < (SELECT id FROM undo_steps ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                         .integer(Int64(UndoHistory.kept - 1)))
         return id
     }
 
