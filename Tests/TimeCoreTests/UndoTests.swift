@@ -208,6 +208,36 @@ final class UndoTests: XCTestCase {
         XCTAssertEqual(try tracker.history(count: 10), history)
     }
 
+    /// A big import is one step: undone and redone whole, across months and years, while the
+    /// changes after it never read or rewrite its row.
+    func testABigImportIsOneStepAndLaterChangesLeaveItsRowAlone() throws {
+        try tracker.createProject(name: "Writing", color: "", category: "")
+        let before = try state()
+        let first = utc(2024, 1, 1, 9)
+        try tracker.importSessions((0..<6000).map { n in
+            let start = first + Int64(n) * 9000
+            return WorkSession(id: 0, projectID: 1, start: start, end: start + 3600, unrecordedSeconds: 0, note: n % 7 == 0 ? "note \(n)" : "",
+                               segments: [Segment(start: start, end: start + 1800), Segment(start: start + 2400, end: start + 3600)])
+        })
+        let imported = try state()
+        XCTAssertEqual(try tracker.canUndo(), "Added 6000 sessions from 2024-01-01 to 2025-09-17")
+        let size = { try self.tracker.store.database.queryFirst("SELECT length(changeset), id FROM undo_steps ORDER BY length(changeset) DESC LIMIT 1") { "\($0.int(0)) \($0.int(1))" } }
+        let importRow = try size()
+        try tracker.undo()
+        try assertState(before, "undo of the import")
+        try tracker.redo()
+        try assertState(imported, "redo of the import")
+        try tracker.startProject("Writing")
+        for _ in 0..<10 {
+            clock.time += 60
+            try tracker.pause()
+            clock.time += 60
+            try tracker.resume()
+        }
+        XCTAssertEqual(try size(), importRow, "the import's step is kept as it was")
+        XCTAssertEqual(try tracker.history(count: 100).count, 23)
+    }
+
     /// Random changes, undos, redos and restarts with a jumping clock: after every undo the state
     /// is exactly the one before that step, after every redo the one after it, in the store and
     /// in the newest snapshot. Replay a failure with its seed.
