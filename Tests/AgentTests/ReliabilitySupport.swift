@@ -83,11 +83,11 @@ func contractTrimmed(_ text: String) -> String {
     return String(scalars[first...last])
 }
 
-/// The error names a reply may carry: the contract's eight, and the standard ones for refusals
+/// The error names a reply may carry: the contract's, and the standard ones for refusals
 /// at the level of signatures and properties.
 enum AllowedErrors {
     static let contract = ["NoSuchProject", "NoSuchCategory", "NoSuchSession", "NoCurrentSession", "AlreadyExists",
-                           "InvalidArgument", "ReadOnly", "StorageFailure"].map { ContractError.prefix + $0 }
+                           "InvalidArgument", "ReadOnly", "StorageFailure", "NothingToUndo", "NothingToRedo"].map { ContractError.prefix + $0 }
     static let standard = [BusError.invalidArgs, BusError.unknownMethod, BusError.propertyReadOnly, BusError.unknownProperty]
     static let all = Set(contract + standard)
 }
