@@ -117,6 +117,8 @@ final class UndoHistory {
         let forward = Changeset(bytes: bytes)
         let changeset = undo ? try forward.inverted() : forward
         let highWater = try UndoHistory.highWaterKeys.map { ($0, try store.meta($0).flatMap { Int64($0) }) }
+        let touched = try touchedSessions(forward)
+        try markChanged(touched)
         do {
             try changeset.apply(to: database, highWaterKeys: UndoHistory.highWaterKeys)
         } catch let conflict as ChangesetConflict {
@@ -127,41 +129,37 @@ final class UndoHistory {
             let after = try store.meta(key).flatMap { Int64($0) }
             if let highest = [before, after].compactMap({ $0 }).max(), highest != after { try store.setMeta(key, String(highest)) }
         }
-        try markChangedDays(forward)
+        try markChanged(touched)
         try database.run("UPDATE undo_steps SET undone = ? WHERE id = ?", .integer(undo ? 1 : 0), .integer(step.id))
     }
 
-    /// Tells the store which sessions the apply touched, so the snapshot rewrites their periods
-    /// (the store's own writers do this as they go; an applied changeset bypasses them).
-    private func markChangedDays(_ changeset: Changeset) throws {
-        var sessionIDs = Set<Int64>()
+    /// Tells the store which sessions the apply touched, so the snapshot rewrites what they were
+    /// and what they are (the store's own writers do this as they go; an applied changeset
+    /// bypasses them). Each touched session is marked as it was before and as it is after, by the
+    /// store's own rule (completed sessions only: the open one is always in the snapshot).
+    private func touchedSessions(_ changeset: Changeset) throws -> Set<SessionID> {
+        var ids = Set<SessionID>()
         for row in try changeset.rows() {
             switch row.table {
             case "sessions":
-                guard case .integer(let id)? = row.value(0) else { continue }
-                sessionIDs.insert(id)
-                // A start before or after the change, each in its own period.
-                for values in [row.old, row.new] where values.count > 2 {
-                    if case .integer(let start)? = values[2] { markChanged(id: id, start: start) }
-                }
+                if case .integer(let id)? = row.value(0) { ids.insert(id) }
             case "segments":
                 if case .integer(let session)? = row.value(1) {
-                    sessionIDs.insert(session)
+                    ids.insert(session)
                 } else if case .integer(let segment)? = row.value(0),
                           let session = try database.queryFirst("SELECT session_id FROM segments WHERE id = ?", .integer(segment), row: { $0.int(0) }) {
-                    sessionIDs.insert(session)
+                    ids.insert(session)
                 }
             default: continue
             }
         }
-        for id in sessionIDs {
-            if let session = try store.session(id: id) { markChanged(id: id, start: session.start) }
-        }
+        return ids
     }
 
-    private func markChanged(id: Int64, start: Int64) {
-        // A completed stand-in: the store marks the day of its start and its id, open or not.
-        store.markChanged(WorkSession(id: id, projectID: 0, start: start, end: start, unrecordedSeconds: 0, note: "", segments: []))
+    private func markChanged(_ ids: Set<SessionID>) throws {
+        for id in ids {
+            if let session = try store.session(id: id) { store.markChanged(session) }
+        }
     }
 }
 
