@@ -17,14 +17,14 @@ _timectl() {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders away watch import export help"
+    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders away undo redo history watch import export help"
 
     # The command and subcommand typed so far; option values are skipped.
     local command="" sub="" i word
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--duration|--note|--output|-o)
+            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--duration|--note|--count|--output|-o)
                 ((i++)); continue ;;
             -*) continue ;;
         esac
@@ -47,7 +47,7 @@ _timectl() {
             return ;;
         --from|--to|--start|--end)
             COMPREPLY=($(compgen -W "today yesterday now" -- "$cur")); return ;;
-        --color|--name|--session|--duration|--note) return ;;
+        --color|--name|--session|--duration|--note|--count) return ;;
         --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
 
@@ -63,6 +63,7 @@ _timectl() {
             [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
         note) options="--session --help" ;;
         status) options="--format --json --help" ;;
+        history) options="--count --json --help" ;;
         report)
             options="--json --svg --png --help -1 -2"
             [[ $prev == --svg || $prev == --png ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; }

@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/timectl.fish (or /usr/share/fish/vendor_completions.d/).
 # Project names come from `timectl projects --names`, categories from `timectl categories`.
 
-set -l commands start pause resume toggle stop note status report projects categories sessions add edit delete reminders away watch import export help
+set -l commands start pause resume toggle stop note status report projects categories sessions add edit delete reminders away undo redo history watch import export help
 
 function __timectl_projects
     timectl projects --names 2>/dev/null
@@ -36,6 +36,9 @@ complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a edit -d 'C
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a delete -d 'Delete a completed session'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a reminders -d 'Show or set the reminder interval'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a away -d 'List away time, or keep, discard or stop it'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a undo -d 'Undo the newest change'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a redo -d 'Redo what was undone last'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a history -d 'List the newest changes'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Print the timer on every change'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a import -d 'Import from Hamster, Timewarrior, Watson, csv or json'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a export -d 'Export as csv, toggl, json or ical'
@@ -53,10 +56,11 @@ complete -c timectl -n "__fish_seen_subcommand_from start" -l no-create -d 'Refu
 # note, status, report, reminders, watch
 complete -c timectl -n "__fish_seen_subcommand_from note" -l session -x -d 'Replace the note of this session'
 complete -c timectl -n "__fish_seen_subcommand_from status" -l format -x -a 'text waybar json plain' -d 'Output format'
-complete -c timectl -n "__fish_seen_subcommand_from status report projects categories sessions" -l json -d 'Print JSON'
+complete -c timectl -n "__fish_seen_subcommand_from status report projects categories sessions history" -l json -d 'Print JSON'
 complete -c timectl -n "__fish_seen_subcommand_from report" -a 'this last -1 -2 today yesterday' -d 'Week'
 complete -c timectl -n "__fish_seen_subcommand_from report" -l svg -r -F -d 'Write the chart as SVG'
 complete -c timectl -n "__fish_seen_subcommand_from report" -l png -r -F -d 'Write the chart as PNG'
+complete -c timectl -n "__fish_seen_subcommand_from history" -l count -x -d 'How many'
 complete -c timectl -n "__fish_seen_subcommand_from reminders" -a 'off 25 30 45 60 90' -d 'Minutes'
 complete -c timectl -n "__fish_seen_subcommand_from away; and not __fish_seen_subcommand_from keep discard stop" -a 'keep discard stop' -d 'Answer'
 complete -c timectl -n "__fish_seen_subcommand_from away" -l json -d 'Print JSON'

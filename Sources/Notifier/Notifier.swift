@@ -34,6 +34,11 @@ public final class Notifier {
     public func showReminder(summary: String, body: String) {
         worker.post(oneOff: .reminder(summary: summary, body: body))
     }
+    /// A short-lived notification with an `Undo` action (`NotifierAction.undo`); replaces the
+    /// previous one, which can then no longer be answered.
+    public func showUndoable(summary: String, body: String) {
+        worker.post(oneOff: .undoable(summary: summary, body: body))
+    }
     /// A one-off notification, e.g. the weekly report; `imagePath` (a PNG) is attached as the
     /// `image-path` hint where the server shows images (icon-static, icon-multi or body-images).
     public func showReport(summary: String, body: String, imagePath: String? = nil) {
@@ -63,6 +68,7 @@ enum TimerDesire: Equatable { case unchanged, show(TimerNotification), close }
 enum OneOff {
     case reminder(summary: String, body: String), report(summary: String, body: String, imagePath: String?), closeReminder
     case away(id: Int64, summary: String, body: String, stopLabel: String), closeAway
+    case undoable(summary: String, body: String)
 }
 
 // MARK: - C callbacks (named functions; user data is an unretained NotifierWorker)
@@ -150,6 +156,8 @@ final class NotifierWorker: @unchecked Sendable {
     private var appliedTimer: TimerNotification?
     private var reminderNote: UnsafeMutablePointer<NotifyNotification>?
     private var awayNote: UnsafeMutablePointer<NotifyNotification>?
+    /// The notification with an Undo action, kept until closed so its action can arrive.
+    private var undoNote: UnsafeMutablePointer<NotifyNotification>?
     private var problemLogged = false
     private var wantedTimer: TimerNotification?
     private var timerFailed = false
@@ -264,6 +272,7 @@ final class NotifierWorker: @unchecked Sendable {
         if let n = timerNote { close(n); timerNote = nil }
         if let n = reminderNote { close(n); reminderNote = nil }
         if let n = awayNote { close(n); awayNote = nil }
+        if let n = undoNote { close(n); undoNote = nil }
         notify_uninit()
         // Drop sources that may still be queued.
         while g_main_context_iteration(context, 0) != 0 {}
@@ -315,6 +324,7 @@ final class NotifierWorker: @unchecked Sendable {
             case .reminder(let s, let b): applyReminder(summary: s, body: b, caps: caps)
             case .report(let s, let b, let image): applyReport(summary: s, body: b, imagePath: image, caps: caps)
             case .away(let id, let s, let b, let stop): applyAway(id: id, summary: s, body: b, stopLabel: stop, caps: caps)
+            case .undoable(let s, let b): applyUndoable(summary: s, body: b, caps: caps)
             case .closeReminder, .closeAway: break
             }
         }
@@ -404,6 +414,20 @@ final class NotifierWorker: @unchecked Sendable {
         g_object_unref(n)
     }
 
+    /// Short-lived (the undo it offers is about what just happened); a new one replaces the last.
+    private func applyUndoable(summary: String, body: String, caps: Set<String>) {
+        if let n = undoNote { undoNote = nil; close(n) }
+        let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
+        let n: UnsafeMutablePointer<NotifyNotification> = notify_notification_new(summary, text, nil)
+        connectClosed(n)
+        undoNote = n
+        setCommonHints(n, category: NotifierText.undoCategory)
+        notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
+        notify_notification_set_timeout(n, NotifierText.undoTimeoutMilliseconds)
+        setActions(n, NotifierText.undoActions(capabilities: caps))
+        _ = show(n)
+    }
+
     private func setCommonHints(_ n: UnsafeMutablePointer<NotifyNotification>, category: String) {
         notify_notification_set_category(n, category)
         notify_notification_set_hint(n, "desktop-entry", g_variant_new_string(desktopEntry))
@@ -466,6 +490,10 @@ final class NotifierWorker: @unchecked Sendable {
             awayNote = nil
             forget(n)
         }
+        if let n = undoNote {
+            undoNote = nil
+            forget(n)
+        }
         timerFailed = wantedTimer != nil // shown again at the next event
     }
 
@@ -501,6 +529,9 @@ final class NotifierWorker: @unchecked Sendable {
             g_signal_handlers_disconnect_matched(p, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
                                                  Unmanaged.passUnretained(self).toOpaque())
             g_object_unref(n)
+        } else if let n = undoNote, gpointer(n) == p {
+            undoNote = nil
+            forget(n)
         }
     }
 }

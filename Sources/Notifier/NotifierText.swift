@@ -24,6 +24,8 @@ public enum NotifierAction: Equatable, Sendable {
     case pause, resume, stop, openDefault, reminderStop, reminderKeepGoing
     /// An answer on the return notification of away span `id`: keep, discard or stop.
     case away(id: Int64, choice: String)
+    /// `Undo` on the notification shown by `showUndoable`.
+    case undo
 }
 
 /// An action button: the D-Bus action key and its label.
@@ -37,6 +39,9 @@ public enum NotifierText {
     public static let timerCategory = "x-time-tracker.timer"
     public static let reminderCategory = "x-time-tracker.reminder"
     public static let reportCategory = "x-time-tracker.report"
+    public static let undoCategory = "x-time-tracker.undo"
+    /// How long the notification with an Undo action stays (servers may shorten it).
+    public static let undoTimeoutMilliseconds: Int32 = 15_000
 
     /// Escapes user text for a body that the server reads as markup.
     public static func escapeMarkup(_ s: String) -> String {
@@ -124,6 +129,11 @@ public enum NotifierText {
                 NotificationActionSpec(key: "away-stop-\(id)", label: stopLabel)]
     }
 
+    public static func undoActions(capabilities: Set<String>) -> [NotificationActionSpec] {
+        guard capabilities.contains("actions") else { return [] }
+        return [NotificationActionSpec(key: "undo", label: "Undo")]
+    }
+
     /// Maps an action key we sent back to what it means.
     public static func action(forKey key: String) -> NotifierAction? {
         let parts = key.split(separator: "-")
@@ -137,6 +147,7 @@ public enum NotifierText {
         case "stop": return .stop
         case "reminder-stop": return .reminderStop
         case "reminder-keep-going": return .reminderKeepGoing
+        case "undo": return .undo
         default: return nil
         }
     }

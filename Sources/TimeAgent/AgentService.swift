@@ -21,6 +21,8 @@ public final class AgentService {
     private var reminderShown = false
     /// The tray icon, when shown (`--no-tray` leaves it nil); refreshed after every change.
     var tray: AgentTray?
+    /// The history step of the Stop whose notification offers Undo (AgentService+Undo).
+    var stopNoticeStep: Int64?
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
@@ -65,6 +67,7 @@ public final class AgentService {
         guard let status else { return TimerProperties() }
         var properties = TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
         properties.setAway(from: tracker)
+        properties.canUndo = (try? tracker.canUndo()) ?? ""
         return properties
     }
 
@@ -144,7 +147,8 @@ public final class AgentService {
             switch action {
             case .pause: try tracker.pause()
             case .resume: try tracker.resume()
-            case .stop, .reminderStop: try tracker.stop()
+            case .stop, .reminderStop: try stopTimer()
+            case .undo: undoFromStopNotice()
             case .openDefault, .reminderKeepGoing: break
             case .away(let id, let choice): try resolveAway(id: id, choice: choice)
             }
@@ -212,7 +216,7 @@ public final class AgentService {
                 [.string(try self.tracker.toggle().rawValue)]
             },
             changing("Stop", [], [Argument("session", "t")], "Completes the open session.") { _ in
-                [.uint64(UInt64(try self.tracker.stop()))]
+                [.uint64(UInt64(try self.stopTimer()))]
             },
             changing("AddNote", [Argument("text", "s")], [], "Appends a line to the open session's note.") { args in
                 try self.tracker.addNote(args.string(0)); return []
@@ -294,7 +298,7 @@ public final class AgentService {
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ] + awayMethods + exchangeMethods, properties: [
+        ] + awayMethods + exchangeMethods + undoMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),
@@ -307,6 +311,7 @@ public final class AgentService {
             property("LastProject", "s", "What Toggle starts from idle."),
             property("StorageState", "s", "ok, restored, or read-only."),
             property("StorageMessage", "s", "What happened to the store and what to do; empty when ok."),
+            property("CanUndo", "s", "What Undo would undo; empty when nothing is left to undo."),
             Property(name: "Version", signature: "s", emitsChange: .const, doc: "The agent's version.") { .string(Contract.version) },
             Property(name: "ReminderMinutes", signature: "u", access: .readWrite,
                      doc: "Minutes of active time between reminders; 0 turns them off.") { [unowned self] in

@@ -19,7 +19,7 @@ final class AgentTray {
     }
     var sections = Sections()
 
-    private unowned let service: AgentService
+    unowned let service: AgentService
     private let item: TrayItem
     private let minuteLength: Int64
     private var tickSource: UInt32 = 0
@@ -39,6 +39,7 @@ final class AgentTray {
             Log.debug(present ? "a tray host is on the bus; the item is registered" : "no tray host on the bus")
             self.scheduleTick()
         }
+        fillSections()
     }
 
     func attach(to connection: BusConnection) throws {

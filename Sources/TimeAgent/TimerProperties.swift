@@ -20,6 +20,7 @@ struct TimerProperties: Equatable {
     var awayMinutes: UInt32 = AwayState.defaultMinutes
     var awaySince: Int64 = 0
     var pendingAway: DBusValue = .array(elementSignature: "(txxss)", [])
+    var canUndo = ""
 
     init() {}
 
@@ -48,6 +49,7 @@ struct TimerProperties: Equatable {
             "LastProject": .string(lastProject), "StorageState": .string(storageState),
             "StorageMessage": .string(storageMessage), "ReminderMinutes": .uint32(reminderMinutes),
             "AwayMinutes": .uint32(awayMinutes), "AwaySince": .int64(awaySince), "PendingAway": pendingAway,
+            "CanUndo": .string(canUndo),
         ]
     }
 

@@ -67,6 +67,8 @@ public final class Tracker {
     public let store: Store
     public let clock: Clock
     public var recorder: ChangeRecorder?
+    /// The undo history, kept in the store; every change through the gate becomes a step.
+    let history: UndoHistory
     /// Set when the data could not be opened safely: every change is refused with this reason.
     public private(set) var readOnlyReason: String?
 
@@ -84,11 +86,12 @@ public final class Tracker {
         self.store = store
         self.clock = clock
         self.readOnlyReason = readOnlyReason
+        history = UndoHistory(store: store)
         try reload()
     }
 
     /// Re-reads the cached parts (after a rollback the cache may be ahead of the store).
-    private func reload() throws {
+    func reload() throws {
         projectsByID = Dictionary(uniqueKeysWithValues: try store.projects().map { ($0.id, $0) })
         categoriesByID = Dictionary(uniqueKeysWithValues: try store.categories().map { ($0.id, $0) })
         openSession = try store.openSession()
@@ -99,8 +102,10 @@ public final class Tracker {
 
     /// Applies `body` as one durable change. Nothing is acknowledged (returned) before the
     /// recorder has made the new state durable; on any failure the store is left unchanged.
+    /// The change becomes the newest step of the undo history unless `recordingStep` is false
+    /// (undo and redo, which mark steps and add none).
     @discardableResult
-    func change<T>(_ body: () throws -> T) throws -> T {
+    func change<T>(recordingStep: Bool = true, _ body: () throws -> T) throws -> T {
         if let readOnlyReason { throw TrackerError.readOnly(readOnlyReason) }
         do {
             try store.begin()
@@ -109,13 +114,16 @@ public final class Tracker {
         }
         var recorded = false
         do {
+            if recordingStep { try history.beginStep() }
             let result = try body()
+            if recordingStep { try history.finishStep(at: now) { try sentence(for: $0) } }
             try recorder?.recordState(of: store, changedDays: store.changedDays)
             recorded = true
             try store.commit()
             recorder?.changeCommitted()
             return result
         } catch {
+            history.abandonStep()
             store.rollback()
             if recorded { recorder?.changeAbandoned() }
             try? reload()

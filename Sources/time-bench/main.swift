@@ -218,6 +218,12 @@ func measure(size: Int, options: Options, agentBinary: String, log: (String) -> 
         add("core: durable change (pause or resume)", "ms", try timed(200) {
             if try home.tracker.status().state == .running { try home.tracker.pause() } else { try home.tracker.resume() }
         })
+        // Undo and redo of the newest step (a pause or resume), with the whole history (one
+        // import step of every session) kept in the store.
+        add("core: undo and redo of a timer change", "ms", try timed(50) {
+            try home.tracker.undo()
+            try home.tracker.redo()
+        })
         try home.tracker.stop()
     }
 

@@ -34,7 +34,9 @@ final class ActionAndReminderTests: XCTestCase {
         let properties = try propertiesMonitor(world)
         defer { properties.stop() }
         try world.call("CreateProject", [.string("Writing"), .string(""), .string("")])
-        let before = changes(properties).count // CreateProject may announce LastProject etc.
+        // CreateProject announces CanUndo (a new history step): counted from there.
+        _ = try XCTUnwrap(waitForChange(properties, count: 1))
+        let before = 1
 
         try world.call("StartProject", [.string("Writing")])
         _ = try XCTUnwrap(waitForChange(properties, count: before + 1))
@@ -74,8 +76,9 @@ final class ActionAndReminderTests: XCTestCase {
         XCTAssertEqual(resumedNote.actionKeys, ["default", "pause", "stop"])
         usleep(300_000)
 
-        // Stop from the menu: idle, the session completed, the notification closed by the agent
-        // (dunst itself keeps a notification whose action was picked from its menu).
+        // Stop from the menu: idle, the session completed, the timer notification closed by the
+        // agent (dunst itself keeps a notification whose action was picked from its menu); what
+        // stays is the short-lived "Stopped Writing" with its Undo (UndoNotificationTests).
         let session = try world.int64Property("SessionId")
         try world.invoke(actionKey: "stop")
         XCTAssertTrue(TestSupport.wait(seconds: 15) { (try? world.state()) == "idle" }, "Stop from the notification did not stop")
@@ -83,7 +86,8 @@ final class ActionAndReminderTests: XCTestCase {
         XCTAssertEqual(stopped.variantValue(forKey: "State"), "string \"idle\"")
         XCTAssertEqual(stopped.variantValue(forKey: "SessionId"), "uint64 0")
         XCTAssertTrue(TestSupport.wait(seconds: 15) { !world.calls("CloseNotification").isEmpty })
-        XCTAssertEqual(world.displayed(settlingOn: 0), 0)
+        XCTAssertEqual(world.displayed(settlingOn: 1), 1)
+        XCTAssertTrue(world.notifies(category: "string \"x-time-tracker.undo\"").last?.summary.hasPrefix("Stopped Writing · ") == true)
         let sessions = try world.call("ListSessions", [.uint64(0), .int64(0), .int64(Int64.max)])
         let listed = try XCTUnwrap(sessions.first?.arrayValue?.compactMap(\.variantDictionary))
         let completed = try XCTUnwrap(listed.first { $0["id"]?.uint64Value == UInt64(session) })

@@ -73,12 +73,14 @@ final class TimerNotificationTests: XCTestCase {
         XCTAssertTrue(noted.body.hasSuffix("\nchapter 3 notes"), noted.body)
         XCTAssertEqual(world.displayed(settlingOn: 1), 1)
 
-        // Stop: CloseNotification of that id; nothing displayed, one notification in history.
+        // Stop: CloseNotification of that id; one notification in history, and displayed only
+        // the short-lived "Stopped …" with its Undo (UndoNotificationTests).
         try world.call("Stop")
         XCTAssertTrue(TestSupport.wait(seconds: 15) { !world.calls("CloseNotification").isEmpty }, "no CloseNotification")
         let close = try XCTUnwrap(world.calls("CloseNotification").first)
         XCTAssertEqual(close.lines.first?.trimmingCharacters(in: .whitespaces), "uint32 \(id)")
-        XCTAssertEqual(world.displayed(settlingOn: 0), 0)
+        XCTAssertEqual(world.displayed(settlingOn: 1), 1)
+        XCTAssertEqual(world.notifies(category: "string \"x-time-tracker.undo\"").count, 1)
         XCTAssertEqual(world.desktop?.count("history"), 1, "exactly one timer notification all along")
         usleep(500_000)
         XCTAssertEqual(world.timerNotifies.count, 4, "no Notify after Stop")

@@ -24,11 +24,11 @@ final class IntrospectionTests: XCTestCase {
         XCTAssertEqual(answered, checkedIn, "regenerate with: .build/debug/time-agent --print-introspection > dbus/io.github.timetracker.Time1.xml")
         for name in ["StartProject", "Pause", "Resume", "Toggle", "Stop", "AddNote", "SetNote", "GetStatus", "WeeklyReport",
                      "ShowWeeklyReport", "ListProjects", "CreateProject", "UpdateProject", "ListCategories", "AddCategory",
-                     "DeleteCategory", "ListSessions", "AddSession", "EditSession", "DeleteSession"] {
+                     "DeleteCategory", "ListSessions", "AddSession", "EditSession", "DeleteSession", "Undo", "Redo", "History"] {
             XCTAssertTrue(checkedIn.contains("<method name=\"\(name)\""), "contract method \(name) missing")
         }
         for name in ["State", "Project", "ProjectColor", "Category", "SessionId", "SessionStart", "RunningSince",
-                     "ActiveSeconds", "Note", "LastProject", "StorageState", "StorageMessage", "Version", "ReminderMinutes"] {
+                     "ActiveSeconds", "Note", "LastProject", "StorageState", "StorageMessage", "Version", "ReminderMinutes", "CanUndo"] {
             XCTAssertTrue(checkedIn.contains("<property name=\"\(name)\""), "contract property \(name) missing")
         }
     }

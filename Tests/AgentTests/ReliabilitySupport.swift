@@ -88,7 +88,7 @@ func contractTrimmed(_ text: String) -> String {
 enum AllowedErrors {
     static let contract = ["NoSuchProject", "NoSuchCategory", "NoSuchSession", "NoCurrentSession", "AlreadyExists",
                            "InvalidArgument", "ReadOnly", "StorageFailure",
-                           "NoSuchAway"].map { ContractError.prefix + $0 }
+                           "NoSuchAway", "NothingToUndo", "NothingToRedo"].map { ContractError.prefix + $0 }
     static let standard = [BusError.invalidArgs, BusError.unknownMethod, BusError.propertyReadOnly, BusError.unknownProperty]
     static let all = Set(contract + standard)
 }

@@ -27,6 +27,7 @@ final class StorageTests: XCTestCase {
         ("AddCategory", [.string("Admin")]), ("DeleteCategory", [.string("Work")]),
         ("AddSession", [.uint64(1), .int64(1_700_000_000), .string("1h"), .string("")]),
         ("EditSession", [.uint64(1), .vardict(["note": .string("x")])]), ("DeleteSession", [.uint64(1)]),
+        ("Undo", []), ("Redo", []),
     ]
 
     func testUnrecoverableStoreIsServedReadOnlyAndLeftByteForByte() throws {
@@ -197,7 +198,8 @@ final class StorageTests: XCTestCase {
         try agent.call("AddNote", [.string("in progress")])
         try agent.call("Pause")
         try agent.setProperty("ReminderMinutes", .uint32(45))
-        let before = try observable(agent, excluding: ["StorageState", "StorageMessage"])
+        // A restored store starts with an empty undo history (CanUndo ""), checked below.
+        let before = try observable(agent, excluding: ["StorageState", "StorageMessage", "CanUndo"])
 
         agent.stopAgent()
         let store = agent.dataDirectory + "/time.sqlite"
@@ -209,8 +211,9 @@ final class StorageTests: XCTestCase {
         XCTAssertEqual(try agent.property("StorageState"), .string("restored"))
         let message = try XCTUnwrap(try agent.property("StorageMessage").stringValue)
         XCTAssertFalse(message.isEmpty)
-        XCTAssertEqual(try observable(agent, excluding: ["StorageState", "StorageMessage"]),
+        XCTAssertEqual(try observable(agent, excluding: ["StorageState", "StorageMessage", "CanUndo"]),
                        before, "every property, project, category and session is back")
+        XCTAssertEqual(try agent.property("CanUndo"), .string(""), "the history does not come back with a restore")
         XCTAssertEqual(try agent.property("SessionId"), .uint64(open))
         XCTAssertEqual(try agent.property("State"), .string("paused"))
         XCTAssertEqual(try agent.property("Note"), .string("in progress"))

@@ -1,5 +1,5 @@
--- A store as Time wrote it at schema version 4 (notes and exact segments, no away spans): the
--- fixture for the v4 -> v5 migration test, written with the sqlite3 command line.
+-- A store as Time wrote it at schema version 4 (exact segments, no undo history): the fixture for
+-- scripts/test-schema-migration.sh, written with the sqlite3 command line.
 PRAGMA journal_mode = WAL;
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE categories(id INTEGER PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE);
@@ -13,16 +13,15 @@ CREATE TABLE segments(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERE
 CREATE INDEX segments_by_session ON segments(session_id, start);
 CREATE INDEX sessions_open ON sessions(end) WHERE end IS NULL;
 INSERT INTO meta VALUES('reminder_minutes', '45');
-INSERT INTO meta VALUES('longest_span', '7200');
-INSERT INTO meta VALUES('last_session_id', '3');
+INSERT INTO meta VALUES('longest_span', '5400');
+INSERT INTO meta VALUES('last_session_id', '4');
 INSERT INTO categories VALUES(1, 'Work', 'work');
 INSERT INTO projects VALUES(1, 'Writing', 'writing', '#3366cc', 1, 0);
 INSERT INTO projects VALUES(2, 'Reading', 'reading', '#dc3912', NULL, 0);
-INSERT INTO sessions VALUES(1, 1, 1794000000, 1794007200, 0, 'drafting');
-INSERT INTO segments VALUES(1, 1, 1794000000, 1794003600);
-INSERT INTO segments VALUES(2, 1, 1794005400, 1794007200);
-INSERT INTO sessions VALUES(2, 2, 1794100000, 1794103600, 1800, 'legacy total');
-INSERT INTO sessions VALUES(3, 1, 1794989400, NULL, 0, 'open');
-INSERT INTO segments VALUES(3, 3, 1794989400, 1794989700);
-INSERT INTO segments VALUES(4, 3, 1794990000, NULL);
+INSERT INTO projects VALUES(3, 'Écriture', 'écriture', '#ff9900', NULL, 1);
+INSERT INTO sessions VALUES(1, 1, 1794000000, 1794005400, 5400, 'drafting, line one' || char(10) || 'line two');
+INSERT INTO sessions VALUES(2, 2, 1794100000, 1794103600, 1800, '');
+INSERT INTO sessions VALUES(3, 3, 1794200000, 1794200000, 0, 'zero seconds');
+INSERT INTO sessions VALUES(4, 1, 1794989400, NULL, 600, 'open');
+INSERT INTO segments VALUES(1, 4, 1794990000, NULL);
 PRAGMA user_version = 4;

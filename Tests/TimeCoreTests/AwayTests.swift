@@ -191,7 +191,7 @@ final class AwayStorageTests: XCTestCase {
         let sqlite = Process()
         sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         sqlite.arguments = ["sqlite3", folder + "/time.sqlite"]
-        sqlite.standardInput = FileHandle(forReadingAtPath: fixture("store-v4.sql"))
+        sqlite.standardInput = FileHandle(forReadingAtPath: fixture("store-v4-open-session.sql"))
         sqlite.standardOutput = FileHandle.nullDevice
         try sqlite.run()
         sqlite.waitUntilExit()

@@ -644,7 +644,8 @@ final class DataSafetyTests: XCTestCase {
     func testADamagedStoreWithANewerSnapshotIsNotRestoredFromAnOlderOne() throws {
         do { try populate(open().tracker) }
         let newest = folder.snapshots + "/" + folder.states().last!
-        let text = String(decoding: try Files.read(newest), as: UTF8.self).replacingOccurrences(of: "\"schemaVersion\":\(SnapshotFormat.currentVersion)", with: "\"schemaVersion\":\(SnapshotFormat.currentVersion + 1)")
+        let text = String(decoding: try Files.read(newest), as: UTF8.self).replacingOccurrences(
+            of: "\"schemaVersion\":\(SnapshotFormat.currentVersion)", with: "\"schemaVersion\":\(SnapshotFormat.currentVersion + 1)")
         try Files.writeDurably(Array(text.utf8), to: newest)
         try Files.writeDurably([UInt8](repeating: 9, count: 4096), to: folder.store)
         for suffix in ["-wal", "-shm"] { Files.remove(folder.store + suffix) }
@@ -660,8 +661,8 @@ final class DataSafetyTests: XCTestCase {
             .appendingPathComponent("Fixtures/\(name)").path
     }
 
-    func testVersion2And3SnapshotsRestoreIntoTheCurrentStore() throws {
-        for (version, notes) in [(2, false), (3, true)] {
+    func testVersion2To4SnapshotsRestoreIntoTheCurrentStore() throws {
+        for (version, notes) in [(2, false), (3, true), (4, true)] {
             folder.remove()
             folder = Folder()
             try Files.makePrivateDirectory(folder.snapshots)
@@ -681,8 +682,11 @@ final class DataSafetyTests: XCTestCase {
             XCTAssertEqual(try tracker.status().state, .running, "the open v\(version) session is still running")
             XCTAssertEqual(try tracker.status().session?.segments, [Segment(start: 1_794_990_000, end: nil)])
             XCTAssertEqual(tracker.reminderMinutes, 45)
+            XCTAssertEqual(try tracker.history(count: 100), [], "a restored store starts with an empty undo history")
             try tracker.setNote(session: 1, note: "written after migration")
             XCTAssertEqual(try tracker.session(id: 1).note, "written after migration")
+            XCTAssertEqual(try tracker.undo(), "Changed the note of Writing on \(LocalTime.date(of: 1_794_000_000))")
+            XCTAssertEqual(try tracker.session(id: 1).note, notes ? "drafting" : "")
         }
     }
 

@@ -71,6 +71,12 @@ final class SchemaMigrationFixtureTests: XCTestCase {
             // And the migrated state has its first snapshot.
             XCTAssertEqual(try SnapshotKeeper.state(at: XCTUnwrap(home.keeper?.entries.last?.path)), try DataState(store: tracker.store))
 
+            // The history starts empty at the migration, and the first changes are undoable.
+            XCTAssertEqual(try tracker.history(count: 100), [])
+            try tracker.setNote(session: 2, note: "undone after migration")
+            XCTAssertEqual(try tracker.undo(), "Changed the note of Reading on \(LocalTime.date(of: 1_794_100_000))")
+            XCTAssertEqual(try tracker.session(id: 2).note, "")
+
             try tracker.setNote(session: 1, note: "written after migration")
             try tracker.addNote("added to the migrated open session")
         }
@@ -78,6 +84,7 @@ final class SchemaMigrationFixtureTests: XCTestCase {
         XCTAssertEqual(reopened.status, .ok)
         XCTAssertEqual(try reopened.tracker.session(id: 1).note, "written after migration")
         XCTAssertEqual(try reopened.tracker.session(id: 4).note, version >= 3 ? "open\nadded to the migrated open session" : "added to the migrated open session")
+        XCTAssertEqual(try reopened.tracker.history(count: 100).map(\.undone), [false, false], "the history survived the restart (the undone step went with the next change)")
     }
 
     func testVersion2StoreFromTheSQLite3CommandLineMigratesWithEveryRecord() throws {
@@ -86,5 +93,9 @@ final class SchemaMigrationFixtureTests: XCTestCase {
 
     func testVersion3StoreFromTheSQLite3CommandLineMigratesWithEveryRecord() throws {
         try verifyMigrated(version: 3)
+    }
+
+    func testVersion4StoreFromTheSQLite3CommandLineMigratesWithEveryRecord() throws {
+        try verifyMigrated(version: 4)
     }
 }

@@ -155,7 +155,8 @@ final class NewcomerTests: XCTestCase {
     static let methods = ["StartProject", "Pause", "Resume", "Toggle", "Stop", "AddNote", "SetNote", "GetStatus",
                           "WeeklyReport", "ListProjects", "CreateProject", "UpdateProject", "ListCategories",
                           "AddCategory", "DeleteCategory", "ListSessions", "AddSession", "EditSession",
-                          "DeleteSession", "ReminderMinutes"]
+                          "DeleteSession", "ReminderMinutes", "PendingAway", "ResolveAway", "MarkAway", "MarkBack",
+                          "Undo", "Redo", "History", "CanUndo", "Import", "Export", "WeeklyReportPNG"]
 
     /// Runs timectl, expects a refusal naming `command`, and no D-Bus method.
     func refusedInTimectlWords(_ arguments: [String], naming command: String,
@@ -226,6 +227,22 @@ final class NewcomerTests: XCTestCase {
         XCTAssertTrue(raw.message.contains("(Stop, or timectl stop)"), raw.message)
     }
 
+    func testNothingToUndoAndRedoNameTimectlCommands() throws {
+        try refusedInTimectlWords(["undo"], naming: "'timectl history'")
+        let raw = try agentMessage("Undo")
+        XCTAssertEqual(raw.name, "io.github.timetracker.Time1.Error.NothingToUndo")
+        XCTAssertTrue(raw.message.contains("History (timectl history)"), raw.message)
+        try refusedInTimectlWords(["redo"], naming: "nothing to redo")
+        XCTAssertEqual(try agentMessage("Redo").name, "io.github.timetracker.Time1.Error.NothingToRedo")
+    }
+
+    func testNoSuchAwayNamesNoMethod() throws {
+        try refusedInTimectlWords(["away", "keep"], naming: "no away time is pending")
+        try refusedInTimectlWords(["away", "discard", "7"], naming: "no away time is pending")
+        let raw = try agentMessage("ResolveAway", [.uint64(7), .string("keep")])
+        XCTAssertEqual(raw.name, "io.github.timetracker.Time1.Error.NoSuchAway")
+    }
+
     // MARK: 5. one JSON style
 
     /// Every `,` and `:` outside strings is followed by one space, and the value is on one line.
@@ -251,9 +268,13 @@ final class NewcomerTests: XCTestCase {
     func testEveryJSONOutputHasOneStyle() throws {
         try ok("start", "Writing", "--category", "Work")
         try ok("note", "a note, with: punctuation")
+        _ = try ok("stop")
+        let exportedJSON = bus.bus.directory.file("export.json")
+        _ = try ok("export", "json", "-o", exportedJSON)
         let outputs: [[String]] = [["status", "--json"], ["status", "--format", "json"], ["status", "--format", "waybar"],
                                    ["projects", "--json"], ["categories", "--json"], ["sessions", "--json"],
-                                   ["report", "--json"], ["report", "-1", "--json"]]
+                                   ["report", "--json"], ["report", "-1", "--json"], ["history", "--json"],
+                                   ["away", "--json"], ["import", "json", "--dry-run", "--json", exportedJSON]]
         for arguments in outputs {
             assertSpacedJSON(try bus.runArray(arguments, env: [:]).stdout, arguments.joined(separator: " "))
         }

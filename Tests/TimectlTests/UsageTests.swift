@@ -15,7 +15,7 @@ final class UsageTests: XCTestCase {
         [], ["start"], ["pause"], ["resume"], ["toggle"], ["stop"], ["note"], ["status"], ["report"],
         ["projects"], ["projects", "add"], ["projects", "edit"], ["projects", "archive"], ["projects", "unarchive"],
         ["categories"], ["categories", "add"], ["categories", "delete"], ["sessions"], ["add"], ["edit"],
-        ["delete"], ["reminders"], ["watch"], ["help"],
+        ["delete"], ["reminders"], ["undo"], ["redo"], ["history"], ["watch"], ["help"],
     ]
 
     func testHelpOnEveryCommand() throws {

@@ -1,11 +1,13 @@
 /// Away from the desk: spans of a running session's time while the person was away, kept
 /// (and counted) until they answer keep, discard or stop. Nothing is removed without an answer.
 extension Tracker {
-    /// One durable change with the sentence a person reads in the history.
-    /// (The history itself is another feature; the sentence is given here so it can be kept.)
+    /// One durable change with the sentence a person reads in the history (`timectl history`).
     @discardableResult
     func awayChange<T>(_ description: String, _ body: () throws -> T) throws -> T {
-        try change(body)
+        try change {
+            describeStep(description)
+            return try body()
+        }
     }
 
     // MARK: Reading

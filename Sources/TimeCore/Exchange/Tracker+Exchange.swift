@@ -138,6 +138,7 @@ extension Tracker {
         // One change, one verified snapshot, however many records; its sentence in the history
         // of changes is `summary.description`.
         try change {
+            describeStep(summary.description)
             var categoryIDs = Dictionary(categoriesByID.values.map { (TextInput.nameKey($0.name), $0.id) }, uniquingKeysWith: { a, _ in a })
             for name in newCategories {
                 let id = try store.insertCategory(name: name)

@@ -10,6 +10,8 @@ public enum TrackerError: Error, Equatable, CustomStringConvertible {
     case readOnly(String)
     case storageFailure(String)
     case noSuchAway(String)
+    case nothingToUndo(String)
+    case nothingToRedo(String)
 
     /// The contract's error name, without the interface prefix.
     public var name: String {
@@ -23,6 +25,8 @@ public enum TrackerError: Error, Equatable, CustomStringConvertible {
         case .readOnly: "ReadOnly"
         case .storageFailure: "StorageFailure"
         case .noSuchAway: "NoSuchAway"
+        case .nothingToUndo: "NothingToUndo"
+        case .nothingToRedo: "NothingToRedo"
         }
     }
 
@@ -30,7 +34,8 @@ public enum TrackerError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noSuchProject(let m), .noSuchCategory(let m), .noSuchSession(let m), .noCurrentSession(let m),
              .alreadyExists(let m), .invalidArgument(let m), .readOnly(let m), .storageFailure(let m),
-             .noSuchAway(let m):
+             .noSuchAway(let m),
+             .nothingToUndo(let m), .nothingToRedo(let m):
             m
         }
     }

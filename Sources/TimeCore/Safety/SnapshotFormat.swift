@@ -18,8 +18,11 @@
 /// - v5: v4 plus `away`: the away setting and the unanswered away spans (SnapshotFormat+Away).
 /// - v6: v5 plus `importKey` on a session that was imported (absent otherwise) and the data's
 ///   random id, `settings.dataId`.
+/// - v7: the same fields as v6. The store of v7 keeps an undo history, which snapshots do not
+///   hold (a snapshot is a data state; the history of how it came about stays in the store): a
+///   store restored from a snapshot starts with an empty history. v6 → v7 changes nothing.
 public enum SnapshotFormat {
-    public static let currentVersion: Int64 = 6
+    public static let currentVersion: Int64 = 7
     public static let oldestVersion: Int64 = 2
     static let formatName = "time-tracker-snapshot"
 
@@ -253,6 +256,7 @@ public enum SnapshotFormat {
         if version <= 3 { current = try migrateV3toV4(current) }
         if version <= 4 { current = try migrateV4toV5(current) }
         // v5 → v6: a session without `importKey` was not imported; nothing to add.
+        // v6 → v7: the payload is unchanged (the undo history is not part of a snapshot).
         return current
     }
 

@@ -6,8 +6,9 @@
 /// v4: exact active segments; a session's old total becomes its "unrecorded" time.
 /// v5: away spans (time the person was away from a running session, until they answer).
 /// v6: import keys on sessions (what makes a re-import add nothing) and a random id of this data.
+/// v7: the undo history (`undo_steps`): the newest changes, each a sentence and a changeset.
 enum Schema {
-    static let currentVersion: Int64 = 6
+    static let currentVersion: Int64 = 7
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -61,6 +62,7 @@ enum Schema {
             CREATE UNIQUE INDEX sessions_by_import_key ON sessions(import_key) WHERE import_key IS NOT NULL;
             INSERT OR IGNORE INTO meta(key, value) VALUES('data_id', lower(hex(randomblob(8))));
             """),
+        Migration(version: 7, name: "undo history", sql: UndoHistory.schema),
     ]
 
     enum Status: Equatable {

@@ -26,6 +26,15 @@ enum TerminalWords {
         "EditSession": "timectl edit SESSION",
         "DeleteSession": "timectl delete SESSION",
         "ReminderMinutes": "timectl reminders MINUTES",
+        "PendingAway": "timectl away",
+        "ResolveAway": "timectl away keep|discard|stop ID",
+        "Undo": "timectl undo",
+        "Redo": "timectl redo",
+        "History": "timectl history",
+        "CanUndo": "timectl history",
+        "Import": "timectl import FORMAT",
+        "Export": "timectl export FORMAT",
+        "WeeklyReportPNG": "timectl report --png FILE",
     ]
 
     /// `message` with every method name replaced by its timectl command.

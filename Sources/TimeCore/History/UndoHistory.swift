@@ -1,0 +1,192 @@
+import CSQLite
+
+/// One step of the undo history, as `History` lists it.
+public struct HistoryStep: Equatable, Sendable {
+    public var id: Int64
+    /// When the change was made (Unix seconds).
+    public var time: Int64
+    public var description: String
+    public var undone: Bool
+}
+
+/// The undo history, kept in the store itself (`undo_steps`), so it survives restarts and
+/// crashes exactly as the data does: a step is written in the same transaction as its change.
+///
+/// Generic at the change gate: while a change runs, SQLite's session extension records every
+/// row it inserts, updates or deletes, in any table; the resulting changeset is the step. Undo
+/// applies its inverse, redo the changeset again. A change of any kind (settings, an import of
+/// 100,000 sessions, a table added later) is undoable without code of its own.
+///
+/// Cost stays flat: a change writes one row here and removes what fell out of the newest
+/// `kept`; nothing older is read or rewritten, and snapshots do not hold the history.
+final class UndoHistory {
+    static let table = "undo_steps"
+    /// Tables whose rows are never part of a step: the history itself (add here any table that
+    /// must not move back with an undo, such as an append-only log).
+    static let untrackedTables: Set<String> = [table]
+    static let kept = 100
+    /// Values in `meta` that only ever grow (the id high-water mark, the longest span bound):
+    /// undo never takes them back, or a deleted session's id would be given out again.
+    static let highWaterKeys: Set<String> = ["last_session_id", "longest_span"]
+
+    static let schema = """
+        CREATE TABLE undo_steps(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            time INTEGER NOT NULL,
+            description TEXT NOT NULL,
+            undone INTEGER NOT NULL DEFAULT 0,
+            changeset BLOB NOT NULL);
+        """
+
+    private let store: Store
+    private var recording: ChangeRecording?
+    /// The sentence given by the code making the change (`Tracker.describeStep`); otherwise the
+    /// step is described from its changeset.
+    var givenDescription: String?
+
+    init(store: Store) { self.store = store }
+
+    private var database: SQLiteDatabase { store.database }
+
+    // MARK: Recording steps (inside the change gate's transaction)
+
+    func beginStep() throws {
+        givenDescription = nil
+        recording = try ChangeRecording(database: database, excluding: UndoHistory.untrackedTables)
+    }
+
+    func abandonStep() {
+        recording = nil
+        givenDescription = nil
+    }
+
+    /// Ends the recording; a change that changed something becomes the newest step, and what
+    /// could be redone is gone. Returns the step's id (nil when nothing changed).
+    @discardableResult
+    func finishStep(at time: Int64, describe: (Changeset) throws -> String) throws -> Int64? {
+        guard let recording else { return nil }
+        self.recording = nil
+        let given = givenDescription
+        givenDescription = nil
+        guard !recording.isEmpty else { return nil }
+        let changeset = try recording.changeset()
+        guard !changeset.isEmpty else { return nil }
+        let description = try given ?? describe(changeset)
+        try database.run("DELETE FROM undo_steps WHERE undone = 1")
+        try database.insertBlobRow(
+            "INSERT INTO undo_steps(time, description, undone, changeset) VALUES(?, ?, 0, ?)",
+            [.integer(time), .text(description)], blob: changeset.bytes)
+        let id = database.lastInsertRowID
+        // Ids have gaps (undone steps that a change removed): count rows, not ids.
+        try database.run("DELETE FROM undo_steps WHERE id < (SELECT id FROM undo_steps ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                         .integer(Int64(UndoHistory.kept - 1)))
+        return id
+    }
+
+    // MARK: Reading
+
+    /// Newest first.
+    func steps(limit: Int) throws -> [HistoryStep] {
+        try database.query("SELECT id, time, description, undone FROM undo_steps ORDER BY id DESC LIMIT ?",
+                           .integer(Int64(max(0, limit)))) {
+            HistoryStep(id: $0.int(0), time: $0.int(1), description: $0.string(2), undone: $0.int(3) != 0)
+        }
+    }
+
+    /// The step `Undo` would take back: the newest not undone.
+    func newestDone() throws -> HistoryStep? {
+        try database.queryFirst("SELECT id, time, description, undone FROM undo_steps WHERE undone = 0 ORDER BY id DESC LIMIT 1") {
+            HistoryStep(id: $0.int(0), time: $0.int(1), description: $0.string(2), undone: false)
+        }
+    }
+
+    /// The step `Redo` would apply again: the oldest undone.
+    func oldestUndone() throws -> HistoryStep? {
+        try database.queryFirst("SELECT id, time, description, undone FROM undo_steps WHERE undone = 1 ORDER BY id LIMIT 1") {
+            HistoryStep(id: $0.int(0), time: $0.int(1), description: $0.string(2), undone: true)
+        }
+    }
+
+    // MARK: Undo and redo (inside the change gate, recording no step of their own)
+
+    /// Puts the data back as it was before `step` (`undo`) or after it (redo), and marks it.
+    func apply(_ step: HistoryStep, undo: Bool) throws {
+        guard let bytes = try database.queryBlob("SELECT changeset FROM undo_steps WHERE id = ?", .integer(step.id)) else {
+            throw TrackerError.storageFailure("Step \(step.id) of the history is missing; nothing was changed.")
+        }
+        let forward = Changeset(bytes: bytes)
+        let changeset = undo ? try forward.inverted() : forward
+        let highWater = try UndoHistory.highWaterKeys.map { ($0, try store.meta($0).flatMap { Int64($0) }) }
+        let touched = try touchedSessions(forward)
+        try markChanged(touched)
+        do {
+            try changeset.apply(to: database, highWaterKeys: UndoHistory.highWaterKeys)
+        } catch let conflict as ChangesetConflict {
+            throw TrackerError.storageFailure(
+                "\"\(step.description)\" cannot be \(undo ? "undone" : "redone"): \(conflict.description); nothing was changed.")
+        }
+        for (key, before) in highWater {
+            let after = try store.meta(key).flatMap { Int64($0) }
+            if let highest = [before, after].compactMap({ $0 }).max(), highest != after { try store.setMeta(key, String(highest)) }
+        }
+        try markChanged(touched)
+        try database.run("UPDATE undo_steps SET undone = ? WHERE id = ?", .integer(undo ? 1 : 0), .integer(step.id))
+    }
+
+    /// Tells the store which sessions the apply touched, so the snapshot rewrites what they were
+    /// and what they are (the store's own writers do this as they go; an applied changeset
+    /// bypasses them). Each touched session is marked as it was before and as it is after, by the
+    /// store's own rule (completed sessions only: the open one is always in the snapshot).
+    private func touchedSessions(_ changeset: Changeset) throws -> Set<SessionID> {
+        var ids = Set<SessionID>()
+        for row in try changeset.rows() {
+            switch row.table {
+            case "sessions":
+                if case .integer(let id)? = row.value(0) { ids.insert(id) }
+            case "segments":
+                if case .integer(let session)? = row.value(1) {
+                    ids.insert(session)
+                } else if case .integer(let segment)? = row.value(0),
+                          let session = try database.queryFirst("SELECT session_id FROM segments WHERE id = ?", .integer(segment), row: { $0.int(0) }) {
+                    ids.insert(session)
+                }
+            default: continue
+            }
+        }
+        return ids
+    }
+
+    private func markChanged(_ ids: Set<SessionID>) throws {
+        for id in ids {
+            if let session = try store.session(id: id) { store.markChanged(session) }
+        }
+    }
+}
+
+extension SQLiteDatabase {
+    /// Runs an insert whose last parameter is a blob (the plain `run` binds no blobs).
+    func insertBlobRow(_ sql: String, _ values: [SQLValue], blob: [UInt8]) throws {
+        let statement = try self.statement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        let rc = blob.withUnsafeBytes { raw in
+            sqlite3_bind_blob64(statement.handle, Int32(values.count + 1), raw.baseAddress, sqlite3_uint64(raw.count), transientBlob)
+        }
+        if rc != SQLITE_OK { throw error(rc) }
+        while try statement.step() {}
+    }
+
+    /// The first row's first column as bytes; nil when there is no row.
+    func queryBlob(_ sql: String, _ values: SQLValue...) throws -> [UInt8]? {
+        let statement = try self.statement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        guard try statement.step() else { return nil }
+        let count = Int(sqlite3_column_bytes(statement.handle, 0))
+        guard count > 0, let pointer = sqlite3_column_blob(statement.handle, 0) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}
+
+/// SQLITE_TRANSIENT (a macro Swift cannot import): SQLite copies the bytes.
+private let transientBlob = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
