@@ -50,6 +50,8 @@ deb="$PWD/$deb"
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "the package's version is not $version"
 depends="$(dpkg-deb -f "$deb" Depends)"
 grep -q 'libdbus-1-3' <<<"$depends" || fail "Depends lacks libdbus-1-3 (dpkg-shlibdeps did not run?): $depends"
+# The agent loads librsvg with dlopen (invisible to dpkg-shlibdeps): the package must name it.
+dpkg-deb -f "$deb" Recommends | grep -q 'librsvg2-2' || fail "Recommends lacks librsvg2-2, which the agent loads for the week's chart"
 say "package: $(basename "$deb"), $(du -k "$deb" | cut -f1) KiB; Depends: $depends"
 
 say "-- lintian"

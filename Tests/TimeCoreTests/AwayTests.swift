@@ -91,6 +91,24 @@ final class AwayTests: TrackerTestCase {
         XCTAssertEqual(try tracker.status().runningSince, base + 3000)
     }
 
+    /// An answer is a step of the undo history with its own sentence; undoing it brings the span
+    /// back, pending and counted, and the session's segments as they were.
+    func testAnAnswerIsUndoneLikeAnyOtherChange() throws {
+        let id = try awayHalfAnHour()
+        let before = try tracker.session(id: id)
+        let pending = try tracker.pendingAway()
+        try tracker.resolveAway(id: 0, choice: "discard")
+        let sentence = try tracker.canUndo()
+        XCTAssertTrue(sentence.hasPrefix("Discarded"), sentence)
+        XCTAssertTrue(sentence.contains("Writing"), sentence)
+        XCTAssertEqual(try tracker.undo(), sentence)
+        XCTAssertEqual(try tracker.session(id: id), before)
+        XCTAssertEqual(try tracker.pendingAway(), pending)
+        XCTAssertEqual(try tracker.redo(), sentence)
+        XCTAssertEqual(try tracker.pendingAway(), [])
+        XCTAssertEqual(try tracker.session(id: id).segments, [Segment(start: base, end: base + 600), Segment(start: base + 3000, end: nil)])
+    }
+
     func testStopEndsTheSessionAtTheSpansStart() throws {
         let id = try awayHalfAnHour()
         let span = try XCTUnwrap(tracker.pendingAway().first)

@@ -223,6 +223,18 @@ final class ExchangeTests: TrackerTestCase {
         XCTAssertEqual(try reopen().store.allSessions().count, 6, "the keys are stored")
     }
 
+    /// The whole import is one step of the undo history, named by its summary; undone, the
+    /// sessions and the projects it created are gone, and a re-import brings them back.
+    func testAnImportIsOneUndoableStep() throws {
+        let folder = try timewarriorFolder()
+        let summary = try tracker.importData(format: "timewarrior", path: folder, dryRun: false)
+        XCTAssertEqual(try tracker.canUndo(), summary.description)
+        XCTAssertEqual(try tracker.undo(), "Imported 6 sessions from Timewarrior")
+        XCTAssertEqual(try allSessions().count, 0)
+        XCTAssertEqual(tracker.projects(), [])
+        XCTAssertEqual(try tracker.importData(format: "timewarrior", path: folder, dryRun: false).sessions, 6)
+    }
+
     func testTimewarriorProjectIsTheTagThatNamesAProject() throws {
         try tracker.createProject(name: "reviews", color: "", category: "")
         var data = ExchangeData()

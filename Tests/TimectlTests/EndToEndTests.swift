@@ -283,7 +283,7 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try complete("timectl", "start", "X", "--"), ["--category", "--color", "--no-create", "--help"])
         XCTAssertEqual(try complete("timectl", "sessions", "--l"), ["--last-week"])
         XCTAssertEqual(try complete("timectl", "add", "Garden", "--e"), ["--end"])
-        XCTAssertEqual(try complete("timectl", "report", "-"), ["--json", "--help", "-1", "-2"])
+        XCTAssertEqual(try complete("timectl", "report", "-"), ["--json", "--svg", "--png", "--help", "-1", "-2"])
     }
 
     /// Completes a command line in a real interactive zsh, run in a pseudo-terminal by zsh's own
