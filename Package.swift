@@ -21,12 +21,16 @@ let package = Package(
         // One JSON value (writer and reader) for TimeCore's snapshots and timectl's output.
         .target(name: "TimeJSON"),
         .target(name: "TimeCore", dependencies: ["TimeJSON", "CSQLite", "CGLib"]),
-        .target(name: "DBusKit", dependencies: ["CDBus", "CGLib"]),
+        // libdbus in Swift (Sources/DBusKit, module DBusCore) and, in DBusKit, its GLib main-loop
+        // integration; DBusKit re-exports DBusCore, so `import DBusKit` gives both. timectl uses
+        // DBusCore alone and so never loads GLib or GObject (scripts/bench.sh).
+        .target(name: "DBusCore", dependencies: ["CDBus"], path: "Sources/DBusKit"),
+        .target(name: "DBusKit", dependencies: ["DBusCore", "CDBus", "CGLib"], path: "Sources/DBusKitGLib"),
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
         .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "CGLib"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         // timectl is started for every keystroke: the Swift runtime is linked in, not loaded (scripts/bench.sh).
-        .executableTarget(name: "timectl", dependencies: ["DBusKit", "TimeJSON", "CDBus"],
+        .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeJSON", "CDBus"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
         .executableTarget(name: "time-bench", dependencies: ["TimeCore", "DBusKit"]),
@@ -35,7 +39,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
 
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "DBusKit", "TestSupport"]),
