@@ -24,7 +24,11 @@ let package = Package(
         // The version of Time, in one place (see the file for who reads it).
         .target(name: "TimeVersion"),
         .target(name: "TimeCore", dependencies: ["TimeJSON", "CSQLite", "CGLib"]),
-        .target(name: "DBusKit", dependencies: ["CDBus", "CGLib"]),
+        // libdbus in Swift (Sources/DBusKit, module DBusCore) and, in DBusKit, its GLib main-loop
+        // integration; DBusKit re-exports DBusCore, so `import DBusKit` gives both. timectl uses
+        // DBusCore alone and so never loads GLib or GObject (scripts/bench.sh).
+        .target(name: "DBusCore", dependencies: ["CDBus"], path: "Sources/DBusKit"),
+        .target(name: "DBusKit", dependencies: ["DBusCore", "CDBus", "CGLib"], path: "Sources/DBusKitGLib"),
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
         // "Left at T" / "back at T" from logind, the screen savers, Mutter and the kernel's clocks.
         .target(name: "Presence", dependencies: ["DBusKit", "CGLib", "CKernel"]),
@@ -34,7 +38,7 @@ let package = Package(
         .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "Tray", "ChartRaster", "CGLib", "TimeVersion"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         // timectl is started for every keystroke: the Swift runtime is linked in, not loaded (scripts/bench.sh).
-        .executableTarget(name: "timectl", dependencies: ["DBusKit", "TimeJSON", "CDBus", "TimeVersion"],
+        .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeJSON", "CDBus", "TimeVersion"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
         .executableTarget(name: "time-bench", dependencies: ["TimeCore", "DBusKit"]),
@@ -45,7 +49,7 @@ let package = Package(
         .executableTarget(name: "time-fake-desktop", dependencies: ["DBusKit", "CGLib"], path: "Tests/FakeDesktop"),
 
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
         .testTarget(name: "PresenceTests", dependencies: ["Presence"]),
         .testTarget(name: "TrayTests", dependencies: ["Tray", "DBusKit", "CGLib", "TestSupport"]),

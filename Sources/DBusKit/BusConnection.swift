@@ -23,7 +23,8 @@ public struct RequestNameFlags: OptionSet, Sendable {
 public final class BusConnection {
     /// The underlying libdbus connection (nil once closed).
     public private(set) var raw: OpaquePointer?
-    private var integration: MainContextIntegration?
+    /// What drives this connection from a main loop (DBusKit's GLib integration); detached on close.
+    public var driver: (any ConnectionDriver)?
     private var filterInstalled = false
     private var signalHandlers: [(id: Int, handler: (Message) -> Void)] = []
     private var nextHandlerID = 0
@@ -89,20 +90,11 @@ public final class BusConnection {
         return dbus_connection_get_is_connected(raw) != 0
     }
 
-    /// Drives this connection from a GLib main context (nil: the global default context).
-    /// Incoming calls, signals and replies are then dispatched from that context's loop.
-    public func attachToMainContext(_ context: OpaquePointer? = nil) {
-        guard let raw, integration == nil else { return }
-        let integration = MainContextIntegration(connection: raw, context: context)
-        self.integration = integration
-        integration.attach()
-    }
-
-    /// Closes the connection: GLib sources removed, objects unregistered, connection closed and
+    /// Closes the connection: its driver detached, objects unregistered, connection closed and
     /// unreferenced. Safe to call twice, and from inside a handler.
     public func close() {
         guard let raw else { return }
-        integration?.detach()
+        driver?.detach()
         for path in registrations.keys { dbus_connection_unregister_object_path(raw, path) }
         if filterInstalled {
             dbus_connection_remove_filter(raw, connectionFilter, Unmanaged.passUnretained(self).toOpaque())
@@ -112,7 +104,7 @@ public final class BusConnection {
         dbus_connection_unref(raw)
         self.raw = nil
         // Kept until here: a dispatch in progress may still reference them.
-        integration = nil
+        driver = nil
         registrations = [:]
         signalHandlers = []
     }
@@ -242,4 +234,12 @@ private func connectionFilter(_ connection: OpaquePointer?, _ message: OpaquePoi
     let bus = Unmanaged<BusConnection>.fromOpaque(data).takeUnretainedValue()
     withExtendedLifetime(bus) { bus.filter(Message(raw: message, retain: true)) }
     return handlerResultNotYetHandled
+}
+
+/// Drives a connection's watches, timeouts and dispatch from a main loop (`attachToMainContext`
+/// in DBusKit does it on GLib's). This module needs no main loop: a one-shot client (timectl)
+/// blocks on its calls and so loads neither GLib nor GObject.
+public protocol ConnectionDriver: AnyObject {
+    /// Stops driving the connection (called by `close()` before the connection is closed).
+    func detach()
 }

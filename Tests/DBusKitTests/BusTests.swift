@@ -2,6 +2,7 @@ import CGLib
 import Foundation
 import TestSupport
 import XCTest
+@testable import DBusCore
 @testable import DBusKit
 
 final class BusTests: XCTestCase {

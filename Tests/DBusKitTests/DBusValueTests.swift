@@ -1,4 +1,5 @@
 import XCTest
+@testable import DBusCore
 @testable import DBusKit
 
 final class DBusValueTests: XCTestCase {

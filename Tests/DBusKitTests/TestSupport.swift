@@ -2,6 +2,7 @@ import CGLib
 import Foundation
 import TestSupport
 import XCTest
+@testable import DBusCore
 @testable import DBusKit
 
 private func keepAwake(_ data: gpointer?) -> gboolean { 1 }

@@ -1,4 +1,4 @@
-import DBusKit
+import DBusCore
 
 /// The names of the contract (dbus-interface.md).
 enum Time1 {

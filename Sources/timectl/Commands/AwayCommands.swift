@@ -1,4 +1,4 @@
-import DBusKit
+import DBusCore
 import TimeJSON
 
 /// `timectl away`: the time a running session kept counting while you were away, and your answer.

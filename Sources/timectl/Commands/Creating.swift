@@ -1,4 +1,4 @@
-import DBusKit
+import DBusCore
 import Glibc
 
 // `timectl start NAME` and `projects add|edit --category C` create what is missing, as Watson,

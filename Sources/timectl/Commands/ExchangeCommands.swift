@@ -1,4 +1,4 @@
-import DBusKit
+import DBusCore
 import Glibc
 import TimeJSON
 

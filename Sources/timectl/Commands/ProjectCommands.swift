@@ -1,4 +1,4 @@
-import DBusKit
+import DBusCore
 import TimeJSON
 
 let jsonFlag = Option.flag("--json", help: "Print JSON instead of a table.")

@@ -1,4 +1,4 @@
-import DBusKit
+import DBusCore
 import Glibc
 
 /// `timectl report --svg FILE` / `--png FILE`: the week's chart from the agent, written to a file

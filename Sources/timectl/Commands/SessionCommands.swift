@@ -1,4 +1,4 @@
-import DBusKit
+import DBusCore
 import TimeJSON
 
 /// Reads a date option; bad input is a usage error naming the accepted forms.

@@ -1,4 +1,4 @@
-import DBusKit
+import DBusCore
 import TimeJSON
 
 struct Undo: ParsableCommand {

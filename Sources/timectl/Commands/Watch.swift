@@ -1,5 +1,5 @@
 import CDBus
-import DBusKit
+import DBusCore
 import Glibc
 
 struct Watch: ParsableCommand {

@@ -1,4 +1,4 @@
-import DBusKit
+import DBusCore
 import TimeJSON
 
 extension JSON {

@@ -1,4 +1,4 @@
-import DBusKit
+import DBusCore
 import TimeJSON
 
 /// The timer as a panel sees it: the agent's properties, extrapolated to `now`

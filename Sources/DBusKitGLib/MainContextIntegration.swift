@@ -1,5 +1,17 @@
 import CDBus
 import CGLib
+@_exported import DBusCore
+
+extension BusConnection {
+    /// Drives this connection from a GLib main context (nil: the global default context).
+    /// Incoming calls, signals and replies are then dispatched from that context's loop.
+    public func attachToMainContext(_ context: OpaquePointer? = nil) {
+        guard let raw, driver == nil else { return }
+        let integration = MainContextIntegration(connection: raw, context: context)
+        driver = integration
+        integration.attach()
+    }
+}
 
 // libdbus on a GLib main context, the way dbus-gmain.c does it:
 // - every enabled DBusWatch is a GLib unix-fd source calling dbus_watch_handle;
@@ -28,7 +40,7 @@ private let watchHangup: UInt32 = 8
 private let dispatchDataRemains: UInt32 = 0
 
 /// Owns the GLib sources that drive one connection; lives until the connection is closed.
-final class MainContextIntegration {
+final class MainContextIntegration: ConnectionDriver {
     let connection: OpaquePointer
     let context: OpaquePointer?
     private var idleSource: UnsafeMutablePointer<GSource>?
