@@ -49,7 +49,10 @@ final class CrashRecoveryTests: XCTestCase {
             // A writer in this process, killed from here after a random delay.
             let deadline = Date().addingTimeInterval(Double.random(in: 0.05...0.4, using: &generator))
             var projectForSessions = acknowledgedProjects.first
-            while Date() < deadline {
+            // At least ten changes a round, however slow a loaded machine makes each one: the
+            // count that makes the test meaningful must not depend on speed.
+            let roundStart = changes
+            while Date() < deadline || changes - roundStart < 10 {
                 do {
                     switch changes % 4 {
                     case 0:
