@@ -32,11 +32,14 @@ scripts/test-schema-migration.sh --no-build
 
 say "== Import from the real Hamster, Timewarrior and Watson; exports read back"
 scripts/test-exchange.sh --no-build
-say "== Tray icon on xfce4-panel and on waybar under sway"; scripts/test-tray.sh --no-build
+
+say "== Tray icon on xfce4-panel and on waybar under sway"
+scripts/test-tray.sh --no-build
 
 say "== Install, D-Bus activation of the installed agent, uninstall"
 scripts/test-install.sh
 
+say "== The Debian package: lintian, install, D-Bus activation, remove, reinstall"
 scripts/test-deb.sh
 
 if [ -x scripts/bench.sh ]; then
