@@ -223,6 +223,22 @@ final class ExchangeTests: TrackerTestCase {
         XCTAssertEqual(try reopen().store.allSessions().count, 6, "the keys are stored")
     }
 
+    /// A hostile megabyte of "path" is named in a short message, and nothing changes.
+    func testAnOverlongPathIsRefusedWithAShortMessage() throws {
+        let path = String(repeating: "x", count: 1 << 20)
+        for format in ["json", "csv", "watson", "timewarrior", "hamster"] {
+            do {
+                _ = try tracker.importData(format: format, path: path, dryRun: false)
+                XCTFail("\(format): a path that cannot exist was accepted")
+            } catch let error as TrackerError {
+                XCTAssertEqual(error.name, "InvalidArgument", format)
+                XCTAssertLessThan(error.message.utf8.count, 1_000, format)
+                XCTAssertTrue(error.message.contains("bytes): "), "\(format): \(error.message.prefix(400))")
+            }
+        }
+        XCTAssertEqual(recorder.recorded, 0)
+    }
+
     /// The whole import is one step of the undo history, named by its summary; undone, the
     /// sessions and the projects it created are gone, and a re-import brings them back.
     func testAnImportIsOneUndoableStep() throws {
