@@ -7,7 +7,7 @@
 /// v5: away spans (time the person was away from a running session, until they answer).
 /// v6: import keys on sessions (what makes a re-import add nothing) and a random id of this data.
 /// v7: the undo history (`undo_steps`): the newest changes, each a sentence and a changeset.
-/// v8: global ids of categories, projects and sessions, and the sync tables (SyncStore.swift).
+/// v8: global ids of categories, projects and sessions, and what sync has still to publish (SyncStore.swift).
 enum Schema {
     static let currentVersion: Int64 = 8
     static let oldestVersion: Int64 = 2

@@ -9,8 +9,6 @@ public final class SyncEngine {
     private let writer: SyncLogWriter
     private var reader: SyncLogReader
     public private(set) var replica = SyncReplica()
-    /// Global ids present in the store after the last publish or merge: one missing now was deleted here.
-    private var known: [SyncKind: Set<String>] = [:]
     /// Complete lines that could not be read, as of the last merge.
     public private(set) var problems: [SyncReadProblem] = []
 
@@ -21,6 +19,9 @@ public final class SyncEngine {
         layout = SyncLayout(folder: folder)
         self.device = device
         writer = try SyncLogWriter(layout: layout, device: device)
+        if try tracker.store.meta("sync_folder") != folder {  // the store's triggers note changes while this is set
+            try tracker.change(recordingStep: false) { try tracker.store.setMeta("sync_folder", folder) }
+        }
         reader = SyncLogReader(layout: layout)
         let own = reader.readNew(device: device).records
         replica.apply(own)
@@ -28,7 +29,7 @@ public final class SyncEngine {
             try append([SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device) == nil ? .create : .set,
                                   fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
         }
-        try publish(wallMilliseconds: wallMilliseconds)  // first: a merge then knows every row of the store
+        try publish(wallMilliseconds: wallMilliseconds, full: true)  // first: a merge then knows every row of the store
         try merge(wallMilliseconds: wallMilliseconds)
     }
 
@@ -57,14 +58,30 @@ public final class SyncEngine {
 
     // MARK: Publishing
 
-    /// Writes what changed in the store since the last publish as records of this device.
-    public func publish(wallMilliseconds: Int64) throws {
+    /// Writes what changed in the store since the last publish as records of this device: the
+    /// records the store's triggers noted (`sync_dirty`), or with `full` every record (when
+    /// sync starts). The cost follows what changed, not the history.
+    public func publish(wallMilliseconds: Int64, full: Bool = false) throws {
         let store = tracker.store
+        var dirty: [SyncKind: Set<String>] = [:]
+        if !full {
+            for (kind, gid) in try store.database.query("SELECT kind, gid FROM sync_dirty") { ($0.string(0), $0.string(1)) } {
+                if let kind = SyncKind(rawValue: kind) { dirty[kind, default: []].insert(gid) }
+            }
+            guard !dirty.isEmpty else { return }
+        }
         let categories = try store.categories()
         let projects = try store.projects()
-        let sessions = try store.allSessions()
+        let sessions: [WorkSession] = full ? try store.allSessions()
+            : try (dirty[.session] ?? []).sorted().compactMap { gid in
+                try store.database.queryFirst("SELECT id FROM sessions WHERE gid = ?", .text(gid)) { $0.int(0) }
+            }.compactMap { try store.session(id: $0) }
         let categoryGID = Dictionary(categories.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
         let projectGID = Dictionary(projects.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
+        var groups: [SyncKind: [String: [String]]] = [:]
+        for kind in [SyncKind.category, .project] {
+            for (member, representative) in replica.representatives(kind) { groups[kind, default: [:]][representative, default: []].append(member) }
+        }
         var drafts: [SyncDraft] = []
         func diff(_ kind: SyncKind, _ id: String, _ fields: [String: JSON], origin: Bool = false) {
             guard let entity = replica.entity(kind, id), entity.created != nil else {
@@ -83,10 +100,6 @@ public final class SyncEngine {
                 }
             }
         }
-        var groups: [SyncKind: [String: [String]]] = [:]
-        for kind in [SyncKind.category, .project] {
-            for (member, representative) in replica.representatives(kind) { groups[kind, default: [:]][representative, default: []].append(member) }
-        }
         for category in categories { diff(.category, category.globalID, SyncFields.category(category)) }
         for project in projects {
             diff(.project, project.globalID, SyncFields.project(project, categoryGID: project.categoryID.flatMap { categoryGID[$0] } ?? ""))
@@ -94,16 +107,19 @@ public final class SyncEngine {
         for session in sessions {
             diff(.session, session.globalID, SyncFields.session(session, projectGID: projectGID[session.projectID] ?? ""), origin: true)
         }
+        // Noted but gone from the store: deleted here (unless it lives on as a same-name alias).
         let present: [SyncKind: Set<String>] = [
             .category: Set(categories.map(\.globalID)), .project: Set(projects.map(\.globalID)), .session: Set(sessions.map(\.globalID)),
         ]
-        for (kind, ids) in known {
-            for id in ids.subtracting(present[kind] ?? []) where replica.entity(kind, id)?.isLive == true {
+        for (kind, ids) in dirty {
+            for id in ids.sorted() where !(present[kind]?.contains(id) ?? false) {
+                guard let entity = replica.entity(kind, id), entity.isLive else { continue }
+                if kind != .session, let target = replica.representatives(kind)[id], target != id, present[kind]?.contains(target) == true { continue }
                 drafts.append(SyncDraft(kind: kind, id: id, operation: .delete))
             }
         }
         try append(drafts, wallMilliseconds: wallMilliseconds)
-        known = present
+        try store.database.execute("DELETE FROM sync_dirty")
     }
 
     // MARK: Merging
@@ -125,11 +141,6 @@ public final class SyncEngine {
             try tracker.reload()
         }
         replica = next
-        known = [
-            .category: Set(try tracker.store.categories().map(\.globalID)),
-            .project: Set(try tracker.store.projects().map(\.globalID)),
-            .session: Set(try tracker.store.allSessions().map(\.globalID)),
-        ]
         return records.count
     }
 }

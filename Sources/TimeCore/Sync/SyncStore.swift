@@ -1,11 +1,40 @@
 /// What the store keeps for sync (schema v8, docs/sync.md): a global id on every category,
-/// project and session, the merged state of every entity seen in the folder, and how far each
-/// device's files have been read. The two sync tables are not part of the undo history and not
-/// of snapshots: they are rebuilt from the folder, whose files are never lost or rewritten.
+/// project and session, and `sync_dirty`, the records written since the last publish. The merged
+/// state of the folder's records is rebuilt from the folder when sync starts (its files are never
+/// rewritten or lost); `sync_dirty` is neither in the undo history nor in snapshots.
 enum SyncStore {
-    static let tables: Set<String> = ["sync_entities", "sync_cursors"]
+    static let tables: Set<String> = ["sync_dirty"]
 
-    static let schema = """
+    /// While sync is on, triggers note the global id of every category, project and session
+    /// written (a segment counts for its session), so that publishing reads only what changed.
+    static func dirtyTriggers() -> String {
+        let on = "WHEN (SELECT value FROM meta WHERE key = 'sync_folder') <> ''"
+        var sql = ""
+        for (table, kind) in [("categories", "category"), ("projects", "project"), ("sessions", "session")] {
+            sql += """
+                CREATE TRIGGER sync_dirty_\(table)_insert AFTER INSERT ON \(table) \(on)
+                    BEGIN INSERT OR IGNORE INTO sync_dirty VALUES('\(kind)', NEW.gid); END;
+                CREATE TRIGGER sync_dirty_\(table)_update AFTER UPDATE ON \(table) \(on)
+                    BEGIN INSERT OR IGNORE INTO sync_dirty VALUES('\(kind)', NEW.gid);
+                          INSERT OR IGNORE INTO sync_dirty VALUES('\(kind)', OLD.gid); END;
+                CREATE TRIGGER sync_dirty_\(table)_delete AFTER DELETE ON \(table) \(on)
+                    BEGIN INSERT OR IGNORE INTO sync_dirty VALUES('\(kind)', OLD.gid); END;
+
+                """
+        }
+        for (event, row) in [("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")] {
+            sql += """
+                CREATE TRIGGER sync_dirty_segments_\(event.lowercased()) AFTER \(event) ON segments \(on)
+                    BEGIN INSERT OR IGNORE INTO sync_dirty SELECT 'session', gid FROM sessions WHERE id = \(row).session_id AND gid IS NOT NULL; END;
+
+                """
+        }
+        return sql
+    }
+
+    static var schema: String { schemaTables + dirtyTriggers() }
+
+    private static let schemaTables = """
         ALTER TABLE categories ADD COLUMN gid TEXT;
         ALTER TABLE projects ADD COLUMN gid TEXT;
         ALTER TABLE sessions ADD COLUMN gid TEXT;
@@ -15,16 +44,10 @@ enum SyncStore {
         CREATE UNIQUE INDEX categories_by_gid ON categories(gid);
         CREATE UNIQUE INDEX projects_by_gid ON projects(gid);
         CREATE UNIQUE INDEX sessions_by_gid ON sessions(gid);
-        CREATE TABLE sync_entities(
+        CREATE TABLE sync_dirty(
             kind TEXT NOT NULL,
             gid TEXT NOT NULL,
-            state TEXT NOT NULL,
-            PRIMARY KEY(kind, gid));
-        CREATE TABLE sync_cursors(
-            device TEXT PRIMARY KEY,
-            file INTEGER NOT NULL,
-            byte_offset INTEGER NOT NULL,
-            next_sequence INTEGER NOT NULL);
+            PRIMARY KEY(kind, gid)) WITHOUT ROWID;
         """
 }
 
