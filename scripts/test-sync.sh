@@ -90,6 +90,17 @@ wait_until 10 "the laptop's running session is listed on the desktop with its de
 ctl a stop >/dev/null
 wait_until 10 "both agents converge" same_view
 ctl b sync status | grep -q laptop || fail "sync status does not list the laptop"
+# Bad input changes nothing: a folder whose parent does not exist is refused by name.
+out="$(ctl b sync enable "$work/no/such/parent" 2>&1)" && fail "enabling a folder without a parent was accepted"
+grep -q "does not exist" <<<"$out" || fail "unclear refusal: $out"
+[ "$(ctl b sync status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["folder"])')" = "$work/shared" ] \
+    || fail "a refused EnableSync changed the sync folder"
+# A damaged line in the laptop's file is never applied; it is reported once it stays.
+laptop_file="$(grep -l '"name":"laptop"' "$work"/shared/time-tracker/*/changes-000001.jsonl)"
+printf 'damaged {"dev":\n' >>"$laptop_file"
+sync_error() { [ "$(ctl b sync status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" = error ]; }
+wait_until 15 "the desktop reports the damaged file" sync_error
+ctl b sync status | grep -q "damaged" || fail "SyncMessage does not say what is wrong"
 stop_agent a; stop_agent b
 
 say "-- 2. two real Syncthing instances on 127.0.0.1"
