@@ -77,6 +77,9 @@ public final class AgentService {
     /// After a reply: one `PropertiesChanged` with everything that changed, then the reminder
     /// timer and the notification. Cheap when nothing changed.
     func refreshAfterChange() {
+        // A tray menu item or a notification action changes data too: publish it (a no-op when
+        // the D-Bus method already did, before its reply).
+        syncAfterLocalChange()
         tracker.tidyUp()
         // One status for everything that follows a change (each computation queries the store).
         let status = try? tracker.status()

@@ -125,24 +125,27 @@ public final class SyncEngine {
     // MARK: Merging
 
     /// Reads what other devices appended and brings it into the store as one change (one
-    /// verified snapshot for the whole batch). Returns the number of records merged.
+    /// verified snapshot for the whole batch). Returns the number of records merged. When the
+    /// change is refused (storage full, read-only), the entities stay noted and the next merge
+    /// writes them: the merged state never holds something the store has not been asked to.
     @discardableResult
     public func merge(wallMilliseconds: Int64) throws -> Int {
         let (records, problems) = reader.readNew(except: device)
         self.problems = problems
-        guard !records.isEmpty else { return 0 }
-        var next = replica
-        let changed = next.apply(records)
-        if let newest = next.newest { writer.observe(newest) }
-        if !changed.isEmpty {
-            try tracker.change(recordingStep: false) {
-                try SyncMaterializer(store: tracker.store, replica: next, device: device).apply(changed)
-            }
-            try tracker.reload()
+        unmaterialized += replica.apply(records)
+        if let newest = replica.newest { writer.observe(newest) }
+        guard !unmaterialized.isEmpty else { return records.count }
+        let changed = unmaterialized
+        try tracker.change(recordingStep: false) {
+            try SyncMaterializer(store: tracker.store, replica: replica, device: device).apply(changed)
         }
-        replica = next
+        unmaterialized = []
+        try tracker.reload()
         return records.count
     }
+
+    /// Entities merged but not yet written to the store (a refused change is tried again).
+    private var unmaterialized: [(SyncKind, String)] = []
 }
 
 /// The fields of a record as sync writes them (docs/sync.md, "A record").
