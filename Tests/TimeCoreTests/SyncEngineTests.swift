@@ -87,9 +87,19 @@ final class SyncEngineTests: XCTestCase {
         XCTAssertEqual(try view(laptop.tracker), try view(desktop.tracker))
         XCTAssertEqual(b.replica.entity(.session, gid)?["note"]?.stringValue, "edited on the desktop", "the last version is kept")
 
+        // Deleted on the laptop while its sync was off: published when it is on again.
+        let quiet = try laptop.tracker.addSession(project: 1, start: utc(2026, 5, 27, 9), duration: "1h", note: "soon gone")
+        try settle(a, b)
+        XCTAssertEqual(try desktop.tracker.store.allSessions().filter { $0.note == "soon gone" }.count, 1)
+        try laptop.tracker.disableSync()
+        try laptop.tracker.deleteSession(id: quiet)
+        let again = try SyncEngine(tracker: laptop.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)
+        try settle(again, b)
+        XCTAssertEqual(try desktop.tracker.store.allSessions().filter { $0.note == "soon gone" }.count, 0)
+
         // A rename on the desktop reaches the laptop.
         try desktop.tracker.updateProject(id: 1, changes: ProjectChanges(name: "Client B"))
-        try settle(a, b)
+        try settle(again, b)
         XCTAssertEqual(laptop.tracker.projects().map(\.name), ["Client B"])
         XCTAssertEqual(try view(laptop.tracker), try view(desktop.tracker))
     }

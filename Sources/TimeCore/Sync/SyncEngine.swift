@@ -111,6 +111,11 @@ public final class SyncEngine {
         let present: [SyncKind: Set<String>] = [
             .category: Set(categories.map(\.globalID)), .project: Set(projects.map(\.globalID)), .session: Set(sessions.map(\.globalID)),
         ]
+        if full {
+            // Made here (by this device's own records) and gone from the store: deleted while sync was off.
+            // (Sessions only: a project or category made here may live on under another's id, folded by name.)
+            for entity in replica.live(.session) where entity.created?.device == device { dirty[.session, default: []].insert(entity.id) }
+        }
         for (kind, ids) in dirty {
             for id in ids.sorted() where !(present[kind]?.contains(id) ?? false) {
                 guard let entity = replica.entity(kind, id), entity.isLive else { continue }

@@ -30,7 +30,7 @@ struct SyncMaterializer {
         }
         for row in rows {
             guard let entity = replica.entity(kind, row.gid), entity.created != nil else { continue }  // not published yet
-            if entity.deleted != nil {
+            if entity.deleted != nil, representatives[row.gid] == nil {
                 try remove(kind, row.id)
             } else if let target = representatives[row.gid], target != row.gid {
                 if let targetRow = try rowID(kind, target) {

@@ -84,9 +84,15 @@ public struct SyncReplica: Sendable {
         var groups: [String: [SyncEntity]] = [:]
         for entity in live(kind) { groups[SyncReplica.nameKey(entity["name"]?.stringValue ?? ""), default: []].append(entity) }
         var result: [String: String] = [:]
-        for members in groups.values {
+        var byName: [String: String] = [:]
+        for (key, members) in groups {
             let first = members.min { ($0.created!, $0.id) < ($1.created!, $1.id) }!
             for member in members { result[member.id] = first.id }
+            byName[key] = first.id
+        }
+        // A deleted one whose name lives on points there, so that what referred to it follows.
+        for entity in (entities[kind] ?? [:]).values where entity.deleted != nil {
+            if let target = byName[SyncReplica.nameKey(entity["name"]?.stringValue ?? "")] { result[entity.id] = target }
         }
         return result
     }
