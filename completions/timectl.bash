@@ -17,7 +17,7 @@ _timectl() {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders away undo redo history watch import export help"
+    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders away undo redo history watch import export sync help"
 
     # The command and subcommand typed so far; option values are skipped.
     local command="" sub="" i word
@@ -64,6 +64,9 @@ _timectl() {
         note) options="--session --help" ;;
         status) options="--format --json --help" ;;
         history) options="--count --json --help" ;;
+        sync)
+            options="--name --json --help"
+            [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "enable status disable" -- "$cur")); compopt -o dirnames 2>/dev/null; return; } ;;
         report)
             options="--json --svg --png --help -1 -2"
             [[ $prev == --svg || $prev == --png ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; }

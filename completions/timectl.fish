@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/timectl.fish (or /usr/share/fish/vendor_completions.d/).
 # Project names come from `timectl projects --names`, categories from `timectl categories`.
 
-set -l commands start pause resume toggle stop note status report projects categories sessions add edit delete reminders away undo redo history watch import export help
+set -l commands start pause resume toggle stop note status report projects categories sessions add edit delete reminders away undo redo history watch import export sync help
 
 function __timectl_projects
     timectl projects --names 2>/dev/null
@@ -39,6 +39,9 @@ complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a away -d 'L
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a undo -d 'Undo the newest change'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a redo -d 'Redo what was undone last'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a history -d 'List the newest changes'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a sync -d 'Sync across devices through a shared folder'
+complete -c timectl -n "__fish_seen_subcommand_from sync" -a 'enable status disable'
+complete -c timectl -n "__fish_seen_subcommand_from sync" -l name -x -d 'This device name'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Print the timer on every change'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a import -d 'Import from Hamster, Timewarrior, Watson, csv or json'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a export -d 'Export as csv, toggl, json or ical'

@@ -7,6 +7,8 @@
 #   scripts/bench.sh --json     the same as JSON
 #   scripts/bench.sh --debug    use the debug build (what test.sh already built); numbers are slower
 #   scripts/bench.sh --import-only   only the import measurements
+# Sync rows: 10,000 records of another device merged into that history, a local change with sync
+# on against off (goal 1.2×), and the idle agent's wake-ups with sync on (goal 0).
 # then timectl toggle/start/stop/status side by side with dbus-send (scripts/bench-timectl.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

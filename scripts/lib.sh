@@ -11,6 +11,8 @@ EXCHANGE_PACKAGES="timewarrior hamster-time-tracker python3-venv sqlite3 dbus-da
 
 # The real panels the tray is tested on (scripts/test-tray.sh).
 TRAY_PACKAGES="dbus-daemon dbus-bin xvfb imagemagick xdotool xfce4-panel adwaita-icon-theme fonts-dejavu-core sway waybar grim passwd util-linux procps"
+# Sync across devices (scripts/test-sync.sh): two real Syncthing instances.
+SYNC_PACKAGES="syncthing dbus-daemon python3"
 
 say() { printf '%s\n' "$*" >&2; }
 

@@ -36,6 +36,9 @@ scripts/test-exchange.sh --no-build
 say "== Tray icon on xfce4-panel and on waybar under sway"
 scripts/test-tray.sh --no-build
 
+say "== Sync across devices: two agents, two real Syncthing instances on 127.0.0.1"
+scripts/test-sync.sh --no-build
+
 say "== Install, D-Bus activation of the installed agent, uninstall"
 scripts/test-install.sh
 

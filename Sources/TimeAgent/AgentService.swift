@@ -23,6 +23,7 @@ public final class AgentService {
     var tray: AgentTray?
     /// The history step of the Stop whose notification offers Undo (AgentService+Undo).
     var stopNoticeStep: Int64?
+    let sync = AgentSync()
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
@@ -41,12 +42,14 @@ public final class AgentService {
     public func export(on connection: BusConnection) throws {
         self.connection = connection
         try connection.export(object: ExportedObject(path: Contract.objectPath, interfaces: [interface]))
+        resumeSync()
         refreshAfterChange()
     }
 
     public func shutdown() {
         if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
         stopAwayDetection()
+        stopSync()
         // The data first: a notification server that hangs must not hold up saving it.
         tracker.tidyUp()
         do {
@@ -74,6 +77,9 @@ public final class AgentService {
     /// After a reply: one `PropertiesChanged` with everything that changed, then the reminder
     /// timer and the notification. Cheap when nothing changed.
     func refreshAfterChange() {
+        // A tray menu item or a notification action changes data too: publish it (a no-op when
+        // the D-Bus method already did, before its reply).
+        syncAfterLocalChange()
         tracker.tidyUp()
         // One status for everything that follows a change (each computation queries the store).
         let status = try? tracker.status()
@@ -168,7 +174,9 @@ public final class AgentService {
             // "no project named X" would send a person hunting for data that is only locked.
             if let reason = self.tracker.readOnlyReason { throw TrackerError.readOnly(reason).busError }
             call.afterReply = { [weak self] in self?.refreshAfterChange() }
-            return try contractCall { try body(Arguments(values: call.arguments)) }
+            let result = try contractCall { try body(Arguments(values: call.arguments)) }
+            self.syncAfterLocalChange()
+            return result
         }
     }
 
@@ -273,7 +281,7 @@ public final class AgentService {
             reading("ListSessions", [Argument("project", "t"), Argument("from", "x"), Argument("to", "x")], [Argument("sessions", "aa{sv}")],
                     "Sessions overlapping [from, to); project 0 means all.") { args in
                 let sessions = try self.tracker.sessions(project: try self.project(args, 0), from: args.int64(1), to: args.int64(2))
-                return [.array(elementSignature: "a{sv}", sessions.map(self.sessionDictionary))]
+                return [.array(elementSignature: "a{sv}", sessions.map(self.sessionDictionary) + self.openSessionsElsewhere(project: args.id(0) ?? 0))]
             },
             changing("AddSession", [Argument("project", "t"), Argument("start", "x"), Argument("duration", "s"), Argument("note", "s")],
                      [Argument("id", "t")], "Adds a completed past session with a typed duration such as 1h30m, 1:30 or 90m.") { args in
@@ -298,7 +306,7 @@ public final class AgentService {
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ] + awayMethods + exchangeMethods + undoMethods, properties: [
+        ] + awayMethods + exchangeMethods + undoMethods + syncMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),
@@ -323,7 +331,7 @@ public final class AgentService {
                 self.scheduleReminder()
                 self.tray?.refresh(try? self.tracker.status())
             },
-        ] + awayProperties)
+        ] + awayProperties + syncProperties)
     }
 
     /// `ShowWeeklyReport`: the week's totals as a notification with its chart (the tray's middle click too).
@@ -371,7 +379,7 @@ public final class AgentService {
             "project": .string(tracker.project(id: session.projectID)?.name ?? ""),
             "start": .int64(session.start), "end": .int64(session.end ?? 0),
             "active": .uint64(UInt64(max(0, session.activeSeconds(at: now)))),
-            "state": .string(session.state.rawValue), "note": .string(session.note),
+            "state": .string(session.state.rawValue), "note": .string(session.note), "device": .string(deviceName(of: session)),
             "segments": .array(elementSignature: "(xx)", session.segments.map {
                 .structure([.int64($0.start), .int64($0.end ?? 0)])
             }),

@@ -343,7 +343,7 @@ public final class Tracker {
         }
         try change {
             let id = try store.insertCategory(name: name)
-            categoriesByID[id] = Category(id: id, name: name)
+            categoriesByID[id] = try store.category(id: id) ?? Category(id: id, name: name)
         }
     }
 

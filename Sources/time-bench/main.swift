@@ -98,6 +98,7 @@ func verdict(_ row: Row, in rows: [Row]) -> String {
     case "idle RSS": return atMost(20)
     case let name where name.hasPrefix("wake-ups"): return median == 0 ? "ok (0)" : "MISSED (goal 0)"
     case trayTickMetric: return trayTickVerdict(median, window: options.window)
+    case "core: durable change, sync on (change + publish)": return syncChangeVerdict(row, in: rows)
     default: return ""
     }
 }
@@ -310,6 +311,7 @@ func measure(size: Int, options: Options, agentBinary: String, log: (String) -> 
     add("wake-ups over the window, timer running", "switches", [Double(agent.voluntarySwitches - before)])
     _ = try call(client, "Stop")
     try measureTrayWakeUps(agent: agent, client: client, address: bus.address, window: options.window, add: add)
+    try measureSyncWakeUps(agent: agent, client: client, work: options.work, window: options.window, add: add)
     return rows
 }
 
@@ -330,6 +332,7 @@ do {
             rows += try measure(size: size, options: options, agentBinary: agentBinary) { printError($0) }
         }
         rows += try measureImport(size: size, options: options) { printError($0) }
+        if !options.importOnly { rows += try measureSync(size: size, options: options) { printError($0) } }
     }
 } catch {
     printError("\(error)")

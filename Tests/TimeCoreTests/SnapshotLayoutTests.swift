@@ -98,6 +98,8 @@ final class SnapshotLayoutTests: XCTestCase {
             try home!.tracker.store.setMeta("data_id", "0123456789abcdef")
             try home!.tracker.createProject(name: "Writing", color: "", category: "")
             _ = try home!.tracker.addSession(project: 1, start: utc(2026, 11, 10, 9), duration: "1h", note: "")
+            // So are the global ids of sync (random when made): the same records, the same ids.
+            try home!.tracker.store.database.execute("UPDATE projects SET gid = 'p1'; UPDATE sessions SET gid = 's1'")
             clock.time = utc(2027, 1, 2, 10)
             if restarting {
                 home = nil

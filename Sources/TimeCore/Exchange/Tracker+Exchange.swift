@@ -142,7 +142,7 @@ extension Tracker {
             var categoryIDs = Dictionary(categoriesByID.values.map { (TextInput.nameKey($0.name), $0.id) }, uniquingKeysWith: { a, _ in a })
             for name in newCategories {
                 let id = try store.insertCategory(name: name)
-                categoriesByID[id] = Category(id: id, name: name)
+                categoriesByID[id] = try store.category(id: id) ?? Category(id: id, name: name)
                 categoryIDs[TextInput.nameKey(name)] = id
             }
             var projectIDs = Dictionary(projectsByID.values.map { (TextInput.nameKey($0.name), $0.id) }, uniquingKeysWith: { a, _ in a })

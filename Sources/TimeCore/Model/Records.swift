@@ -4,6 +4,8 @@ public typealias SessionID = Int64
 public struct Category: Equatable, Sendable {
     public var id: Int64
     public var name: String
+    /// The same thing on every device (docs/sync.md): a new one unless given.
+    public var globalID: String = SyncRecord.newID()
 }
 
 public struct Project: Equatable, Sendable {
@@ -13,6 +15,8 @@ public struct Project: Equatable, Sendable {
     public var color: String
     public var categoryID: Int64?
     public var archived: Bool
+    /// The same project on every device (docs/sync.md): a new one unless given.
+    public var globalID: String = SyncRecord.newID()
 }
 
 /// One stretch of active time. `end` is nil while it runs.
@@ -37,6 +41,8 @@ public struct WorkSession: Equatable, Sendable {
     public var segments: [Segment]
     /// Where an imported session came from (`timewarrior:<start>`, ...): a re-import skips it. "" otherwise.
     public var importKey: String
+    /// The same session on every device (docs/sync.md); given when stored.
+    public var globalID: String = ""
 
     public init(id: SessionID, projectID: ProjectID, start: Int64, end: Int64?, unrecordedSeconds: Int64, note: String, segments: [Segment],
                 importKey: String = "") {
@@ -64,4 +70,24 @@ public struct WorkSession: Equatable, Sendable {
 
 public enum TimerState: String, Sendable {
     case idle, running, paused, completed
+}
+
+// Records are equal when they say the same thing; the global id of sync is compared where it
+// matters (DataState.differences, the sync tests), so that a record read back from the store
+// still equals the one a caller built without it.
+extension Category {
+    public static func == (a: Category, b: Category) -> Bool { a.id == b.id && a.name == b.name }
+}
+
+extension Project {
+    public static func == (a: Project, b: Project) -> Bool {
+        a.id == b.id && a.name == b.name && a.color == b.color && a.categoryID == b.categoryID && a.archived == b.archived
+    }
+}
+
+extension WorkSession {
+    public static func == (a: WorkSession, b: WorkSession) -> Bool {
+        a.id == b.id && a.projectID == b.projectID && a.start == b.start && a.end == b.end
+            && a.unrecordedSeconds == b.unrecordedSeconds && a.note == b.note && a.segments == b.segments && a.importKey == b.importKey
+    }
 }

@@ -65,6 +65,9 @@ public struct DataState: Equatable, Sendable {
         compare("category", categories, other.categories, id: \.id)
         compare("project", projects, other.projects, id: \.id)
         compare("session", sessions, other.sessions, id: \.id)
+        compare("global id of category", categories.map { [$0.id: $0.globalID] }, other.categories.map { [$0.id: $0.globalID] }, id: { $0.keys.first! })
+        compare("global id of project", projects.map { [$0.id: $0.globalID] }, other.projects.map { [$0.id: $0.globalID] }, id: { $0.keys.first! })
+        compare("global id of session", sessions.map { [$0.id: $0.globalID] }, other.sessions.map { [$0.id: $0.globalID] }, id: { $0.keys.first! })
         if reminderMinutes != other.reminderMinutes { found.append("reminder minutes differ") }
         if away != other.away { found.append("away settings or spans differ") }
         if dataID != other.dataID { found.append("data id differs") }

@@ -21,8 +21,10 @@
 /// - v7: the same fields as v6. The store of v7 keeps an undo history, which snapshots do not
 ///   hold (a snapshot is a data state; the history of how it came about stays in the store): a
 ///   store restored from a snapshot starts with an empty history. v6 → v7 changes nothing.
+/// - v8: v7 plus `gid`, the global id of sync (docs/sync.md), on every category, project and
+///   session. v7 → v8 adds nothing: a restored record without one is given a new one.
 public enum SnapshotFormat {
-    public static let currentVersion: Int64 = 7
+    public static let currentVersion: Int64 = 8
     public static let oldestVersion: Int64 = 2
     static let formatName = "time-tracker-snapshot"
 
@@ -56,7 +58,9 @@ public enum SnapshotFormat {
     /// A session's canonical JSON; the keys are written in their sorted order by hand, since
     /// chunks hold thousands of sessions and this is the hot path of a snapshot.
     static func sessionJSON(_ session: WorkSession) -> JSON {
-        var members: [(String, JSON)] = [("end", session.end.map(JSON.int) ?? .null), ("id", .int(session.id))]
+        var members: [(String, JSON)] = [("end", session.end.map(JSON.int) ?? .null)]
+        if !session.globalID.isEmpty { members.append(("gid", .string(session.globalID))) }
+        members.append(("id", .int(session.id)))
         if !session.importKey.isEmpty { members.append(("importKey", .string(session.importKey))) }
         return .object(members + [
             ("note", .string(session.note)),
@@ -114,7 +118,9 @@ public enum SnapshotFormat {
         out += away.isEmpty ? "{" : "{\"away\":" + away + ","
         out += "\"categories\":["
         for (index, category) in categories.sorted(by: { $0.id < $1.id }).enumerated() {
-            out += index == 0 ? "{\"id\":" : ",{\"id\":"
+            out += index == 0 ? "{" : ",{"
+            appendGlobalID(category.globalID, to: &out)
+            out += "\"id\":"
             out += String(category.id)
             out += ",\"name\":"
             JSON.writeString(category.name, to: &out)
@@ -132,7 +138,9 @@ public enum SnapshotFormat {
             out += project.categoryID.map { String($0) } ?? "null"
             out += ",\"color\":"
             JSON.writeString(project.color, to: &out)
-            out += ",\"id\":"
+            out += ","
+            appendGlobalID(project.globalID, to: &out)
+            out += "\"id\":"
             out += String(project.id)
             out += ",\"name\":"
             JSON.writeString(project.name, to: &out)
@@ -153,6 +161,14 @@ public enum SnapshotFormat {
         out += String(reminderMinutes)
         out += "}}"
         return out
+    }
+
+    /// `"gid":"…",` (v8), nothing for a record without one.
+    private static func appendGlobalID(_ globalID: String, to out: inout String) {
+        guard !globalID.isEmpty else { return }
+        out += "\"gid\":"
+        JSON.writeString(globalID, to: &out)
+        out += ","
     }
 
     /// The chunk hashes a snapshot file refers to, found by scanning its payload's bytes: every
@@ -257,6 +273,7 @@ public enum SnapshotFormat {
         if version <= 4 { current = try migrateV4toV5(current) }
         // v5 → v6: a session without `importKey` was not imported; nothing to add.
         // v6 → v7: the payload is unchanged (the undo history is not part of a snapshot).
+        // v7 → v8: records without `gid` get a new one when they are restored.
         return current
     }
 
@@ -267,13 +284,15 @@ public enum SnapshotFormat {
               let endValue = json["end"], let unrecorded = json["unrecordedSeconds"]?.intValue,
               let note = json["note"]?.stringValue, let segments = json["segments"]?.arrayValue
         else { throw Failure.malformed("a session lacks a field") }
-        return WorkSession(id: id, projectID: project, start: start, end: endValue.isNull ? nil : try integer(endValue),
+        var session = WorkSession(id: id, projectID: project, start: start, end: endValue.isNull ? nil : try integer(endValue),
                            unrecordedSeconds: unrecorded, note: note, segments: try segments.map { pair in
             guard let values = pair.arrayValue, values.count == 2, let from = values[0].intValue else {
                 throw Failure.malformed("a segment is not [start, end]")
             }
             return Segment(start: from, end: values[1].isNull ? nil : try integer(values[1]))
         }, importKey: json["importKey"]?.stringValue ?? "")
+        session.globalID = json["gid"]?.stringValue ?? ""
+        return session
     }
 
     private static func integer(_ json: JSON) throws -> Int64 {
@@ -288,13 +307,14 @@ public enum SnapshotFormat {
         else { throw Failure.malformed("missing categories, projects or settings") }
         let categories = try categoryList.map { json -> Category in
             guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue else { throw Failure.malformed("bad category") }
-            return Category(id: id, name: name)
+            return Category(id: id, name: name, globalID: json["gid"]?.stringValue ?? "")
         }
         let projects = try projectList.map { json -> Project in
             guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue, let color = json["color"]?.stringValue,
                   let archived = json["archived"]?.boolValue, let category = json["categoryId"]
             else { throw Failure.malformed("bad project") }
-            return Project(id: id, name: name, color: color, categoryID: category.isNull ? nil : try integer(category), archived: archived)
+            return Project(id: id, name: name, color: color, categoryID: category.isNull ? nil : try integer(category), archived: archived,
+                           globalID: json["gid"]?.stringValue ?? "")
         }
         var sessions: [WorkSession] = []
         if let inline = payload["sessions"]?.arrayValue { sessions += try inline.map(decodeSession) }

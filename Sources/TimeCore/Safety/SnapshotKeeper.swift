@@ -374,6 +374,7 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// Writes `state` into an empty store, keeping every id, and reads it back to compare
     /// record by record and relationship by relationship.
     public static func restore(_ state: DataState, into store: Store, stateHash: String?) throws {
+        let state = state.withGlobalIDs()
         let problems = state.relationshipProblems()
         guard problems.isEmpty else { throw RestoreFailure.inconsistent(problems.joined(separator: "; ")) }
         try store.begin()

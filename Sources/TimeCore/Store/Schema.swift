@@ -7,8 +7,9 @@
 /// v5: away spans (time the person was away from a running session, until they answer).
 /// v6: import keys on sessions (what makes a re-import add nothing) and a random id of this data.
 /// v7: the undo history (`undo_steps`): the newest changes, each a sentence and a changeset.
+/// v8: global ids of categories, projects and sessions, and what sync has still to publish (SyncStore.swift).
 enum Schema {
-    static let currentVersion: Int64 = 7
+    static let currentVersion: Int64 = 8
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -63,6 +64,7 @@ enum Schema {
             INSERT OR IGNORE INTO meta(key, value) VALUES('data_id', lower(hex(randomblob(8))));
             """),
         Migration(version: 7, name: "undo history", sql: UndoHistory.schema),
+        Migration(version: 8, name: "global ids", sql: SyncStore.schema),
     ]
 
     enum Status: Equatable {

@@ -113,17 +113,21 @@ public final class Store {
     // MARK: Categories and projects
 
     public func categories() throws -> [Category] {
-        try database.query("SELECT id, name FROM categories ORDER BY id") { Category(id: $0.int(0), name: $0.string(1)) }
+        try database.query("SELECT id, name, coalesce(gid, '') FROM categories ORDER BY id") {
+            Category(id: $0.int(0), name: $0.string(1), globalID: $0.string(2))
+        }
     }
 
     func insertCategory(name: String) throws -> Int64 {
-        try database.run("INSERT INTO categories(name, name_key) VALUES(?, ?)", .text(name), .text(TextInput.nameKey(name)))
+        try database.run("INSERT INTO categories(name, name_key, gid) VALUES(?, ?, ?)", .text(name), .text(TextInput.nameKey(name)),
+                         .text(SyncRecord.newID()))
         return database.lastInsertRowID
     }
 
     func insertCategory(_ category: Category) throws {
-        try database.run("INSERT INTO categories(id, name, name_key) VALUES(?, ?, ?)",
-                         .integer(category.id), .text(category.name), .text(TextInput.nameKey(category.name)))
+        try database.run("INSERT INTO categories(id, name, name_key, gid) VALUES(?, ?, ?, ?)",
+                         .integer(category.id), .text(category.name), .text(TextInput.nameKey(category.name)),
+                         .text(category.globalID.isEmpty ? SyncRecord.newID() : category.globalID))
     }
 
     func deleteCategory(id: Int64) throws {
@@ -131,16 +135,18 @@ public final class Store {
     }
 
     public func projects() throws -> [Project] {
-        try database.query("SELECT id, name, color, category_id, archived FROM projects ORDER BY id") {
-            Project(id: $0.int(0), name: $0.string(1), color: $0.string(2), categoryID: $0.optionalInt(3), archived: $0.int(4) != 0)
+        try database.query("SELECT id, name, color, category_id, archived, coalesce(gid, '') FROM projects ORDER BY id") {
+            Project(id: $0.int(0), name: $0.string(1), color: $0.string(2), categoryID: $0.optionalInt(3), archived: $0.int(4) != 0,
+                    globalID: $0.string(5))
         }
     }
 
     func insertProject(_ project: Project, keepingID: Bool = false) throws -> ProjectID {
         try database.run(
-            "INSERT INTO projects(id, name, name_key, color, category_id, archived) VALUES(?, ?, ?, ?, ?, ?)",
+            "INSERT INTO projects(id, name, name_key, color, category_id, archived, gid) VALUES(?, ?, ?, ?, ?, ?, ?)",
             keepingID ? .integer(project.id) : .null, .text(project.name), .text(TextInput.nameKey(project.name)),
-            .text(project.color), project.categoryID.map(SQLValue.integer) ?? .null, .integer(project.archived ? 1 : 0))
+            .text(project.color), project.categoryID.map(SQLValue.integer) ?? .null, .integer(project.archived ? 1 : 0),
+            .text(project.globalID.isEmpty ? SyncRecord.newID() : project.globalID))
         return database.lastInsertRowID
     }
 
@@ -153,7 +159,7 @@ public final class Store {
 
     // MARK: Sessions
 
-    private static let sessionColumns = "id, project_id, start, end, unrecorded_seconds, note, coalesce(import_key, '')"
+    private static let sessionColumns = "id, project_id, start, end, unrecorded_seconds, note, coalesce(import_key, ''), coalesce(gid, '')"
 
     private func sessions(where condition: String, _ values: [SQLValue]) throws -> [WorkSession] {
         let statement = try database.statement("SELECT \(Store.sessionColumns) FROM sessions WHERE \(condition) ORDER BY start, id")
@@ -162,8 +168,10 @@ public final class Store {
         var found: [WorkSession] = []
         while try statement.step() {
             let row = Row(statement: statement)
-            found.append(WorkSession(id: row.int(0), projectID: row.int(1), start: row.int(2), end: row.optionalInt(3),
-                                     unrecordedSeconds: row.int(4), note: row.string(5), segments: [], importKey: row.string(6)))
+            var session = WorkSession(id: row.int(0), projectID: row.int(1), start: row.int(2), end: row.optionalInt(3),
+                                      unrecordedSeconds: row.int(4), note: row.string(5), segments: [], importKey: row.string(6))
+            session.globalID = row.string(7)
+            found.append(session)
         }
         return try withSegments(found)
     }
@@ -279,15 +287,17 @@ public final class Store {
 
     func insertSession(_ session: WorkSession, keepingID: Bool = false) throws -> SessionID {
         let id = keepingID ? session.id : try nextSessionID()
-        try database.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note, import_key) VALUES(?, ?, ?, ?, ?, ?, ?)",
+        let globalID = session.globalID.isEmpty ? SyncRecord.newID() : session.globalID
+        try database.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note, import_key, gid) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
                          .integer(id), .integer(session.projectID), .integer(session.start),
                          session.end.map(SQLValue.integer) ?? .null, .integer(session.unrecordedSeconds), .text(session.note),
-                         session.importKey.isEmpty ? .null : .text(session.importKey))
+                         session.importKey.isEmpty ? .null : .text(session.importKey), .text(globalID))
         if !keepingID { try setMeta("last_session_id", String(id)) }
         try insertSegments(session.segments, of: id)
         try noteSpan(of: session)
         var stored = session
         stored.id = id
+        stored.globalID = globalID
         markChanged(stored)
         return id
     }

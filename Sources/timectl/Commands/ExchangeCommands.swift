@@ -116,7 +116,7 @@ struct Export: ParsableCommand {
 }
 
 /// A path the agent can open: relative paths are taken from timectl's working directory.
-private func absolutePath(_ raw: String) -> String {
+func absolutePath(_ raw: String) -> String {
     let path = raw.trimmed
     guard !path.isEmpty, !path.hasPrefix("/") else { return path }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -1,0 +1,214 @@
+import CGLib
+import DBusKit
+import TimeCore
+
+/// What the agent holds while sync is on: the engine, the watch on the folder, what to say.
+final class AgentSync {
+    var engine: SyncEngine?
+    var watch: FolderWatch?
+    var state = "off"
+    var message = ""
+    var folder = ""
+    var mergeSource: UInt32 = 0
+    var recheckSource: UInt32 = 0
+    var announced: [String: DBusValue] = [:]
+}
+
+/// Sync across devices on the bus (the contract's "Sync across devices"; docs/sync.md): the
+/// engine lives in TimeCore; the agent enables it, watches the folder with inotify on the main
+/// loop (no polling), publishes after each change and merges when files arrive.
+extension AgentService {
+    var syncMethods: [Method] {
+        [
+            changing("EnableSync", [Argument("folder", "s"), Argument("device_name", "s")], [],
+                     "Starts writing this device's changes to folder and merging the others'; the whole local history is published once.") { args in
+                try self.enableSync(folder: args.string(0), name: args.string(1)); return []
+            },
+            changing("DisableSync", [], [], "Stops sync; nothing already merged is removed.") { _ in
+                try self.tracker.disableSync()
+                self.stopSync()
+                return []
+            },
+        ]
+    }
+
+    var syncProperties: [Property] {
+        [
+            Property(name: "SyncFolder", signature: "s", doc: "The sync folder; empty when off.") { [unowned self] in .string(self.sync.folder) },
+            Property(name: "SyncState", signature: "s", doc: "off, ok or error.") { [unowned self] in .string(self.sync.state) },
+            Property(name: "SyncMessage", signature: "s", doc: "What went wrong and what to do; empty when fine.") { [unowned self] in
+                .string(self.sync.message)
+            },
+            Property(name: "Devices", signature: "a(ssx)", doc: "Every device seen: device id, name, time of its newest change.") { [unowned self] in
+                self.devicesValue
+            },
+        ]
+    }
+
+    private var devicesValue: DBusValue {
+        .array(elementSignature: "(ssx)", (sync.engine?.devices ?? []).map { .structure([.string($0.id), .string($0.name), .int64($0.newest)]) })
+    }
+
+    private var wallMilliseconds: Int64 { tracker.clock.now() * 1000 }
+
+    /// At start: sync stays on across restarts, with the same device id.
+    func resumeSync() {
+        guard let settings = try? tracker.syncSettings() else { return }
+        startSync(settings)
+    }
+
+    func enableSync(folder: String, name: String) throws {
+        let settings = try tracker.enableSync(folder: folder, name: name)
+        stopSync()
+        startSync(settings)
+        if sync.state == "error" { throw TrackerError.invalidArgument(sync.message) }
+    }
+
+    private func startSync(_ settings: SyncSettings) {
+        sync.folder = settings.folder
+        do {
+            let engine = try SyncEngine(tracker: tracker, folder: settings.folder, device: settings.device,
+                                        deviceName: settings.name, wallMilliseconds: wallMilliseconds)
+            sync.engine = engine
+            sync.watch = FolderWatch { [weak self] folder in self?.folderChanged(folder) }
+            watchDevices()
+            report(engine.problems)
+            Log.info("sync on: \(settings.folder) as \(settings.name) (\(settings.device))")
+        } catch {
+            sync.state = "error"
+            sync.message = "Sync could not start in \(settings.folder): \(error). Check that the folder exists and can be written, then enable sync again."
+            Log.warning(sync.message)
+        }
+        announceSync()
+    }
+
+    func stopSync() {
+        if sync.mergeSource != 0 { g_source_remove(sync.mergeSource); sync.mergeSource = 0 }
+        if sync.recheckSource != 0 { g_source_remove(sync.recheckSource); sync.recheckSource = 0 }
+        sync.engine = nil
+        sync.watch = nil
+        sync.folder = ""
+        sync.state = "off"
+        sync.message = ""
+        announceSync()
+    }
+
+    /// The root and every other device's folder; this device's own is not watched (it writes it).
+    private func watchDevices() {
+        guard let engine = sync.engine, let watch = sync.watch else { return }
+        watch.watch(engine.layout.root)
+        for device in engine.layout.devices() where device != engine.device { watch.watch(engine.layout.deviceFolder(device)) }
+    }
+
+    /// After every local change, before the reply: this device's records are in its log.
+    func syncAfterLocalChange() {
+        guard let engine = sync.engine else { return }
+        do {
+            try engine.publish(wallMilliseconds: wallMilliseconds)
+        } catch {
+            // The change itself is safe in the store; the next publish (or start) writes it.
+            sync.state = "error"
+            sync.message = "This device's changes could not be written to the sync folder (\(error)); they are kept and written when it can be."
+            announceSync()
+        }
+    }
+
+    private func folderChanged(_ folder: String) {
+        watchDevices()
+        guard sync.mergeSource == 0 else { return }
+        // One merge for a burst of events, from an idle source (never re-entrantly).
+        sync.mergeSource = g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, syncMergeDue, Unmanaged.passUnretained(self).toOpaque(), nil)
+    }
+
+    fileprivate func mergeNow() {
+        sync.mergeSource = 0
+        sync.recheckSource = 0
+        guard let engine = sync.engine else { return }
+        do {
+            let count = try engine.merge(wallMilliseconds: wallMilliseconds)
+            if count > 0 { Log.info("merged \(count) records from the sync folder") }
+            report(engine.problems)
+            if count > 0 { refreshAfterChange() }
+        } catch {
+            sync.state = "error"
+            sync.message = "Changes from the sync folder could not be merged (\(error)); nothing was changed. They are tried again when the folder changes."
+        }
+        announceSync()
+    }
+
+    /// A bad line may be a copy still under way: it is reported only if it is still there a little later.
+    private func report(_ problems: [SyncReadProblem]) {
+        if problems.isEmpty {
+            sync.state = "ok"
+            sync.message = ""
+        } else if sync.recheckSource == 0 && sync.state != "error" {
+            sync.recheckSource = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, 5, syncRecheckDue, Unmanaged.passUnretained(self).toOpaque(), nil)
+        } else {
+            sync.state = "error"
+            sync.message = "A change file in the sync folder is damaged: \(problems[0]). Changes after it wait; if the sync engine does not repair it, restore that file from the device that wrote it."
+        }
+    }
+
+    fileprivate func recheck() {
+        sync.recheckSource = 0
+        guard let engine = sync.engine else { return }
+        _ = try? engine.merge(wallMilliseconds: wallMilliseconds)
+        if !engine.problems.isEmpty {
+            sync.state = "error"
+            sync.message = "A change file in the sync folder is damaged: \(engine.problems[0]). Changes after it wait; if the sync engine does not repair it, restore that file from the device that wrote it."
+        } else {
+            sync.state = "ok"; sync.message = ""
+        }
+        refreshAfterChange()
+        announceSync()
+    }
+
+    func announceSync() {
+        let now: [String: DBusValue] = ["SyncFolder": .string(sync.folder), "SyncState": .string(sync.state),
+                                        "SyncMessage": .string(sync.message), "Devices": devicesValue]
+        let changed = now.filter { sync.announced[$0.key] != $0.value }
+        sync.announced = now
+        guard !changed.isEmpty, let connection else { return }
+        try? connection.emitPropertiesChanged(path: Contract.objectPath, interface: Contract.interface, changed: changed)
+    }
+
+    /// The device a session runs on ("" for this device's own), and other devices' open sessions for ListSessions.
+    func deviceName(of session: WorkSession) -> String {
+        sync.engine?.originName(ofSession: session.globalID) ?? ""
+    }
+
+    func openSessionsElsewhere(project: Int64) -> [DBusValue] {
+        guard let engine = sync.engine else { return [] }
+        let projects = Dictionary(tracker.projects().map { ($0.globalID, $0) }, uniquingKeysWith: { a, _ in a })
+        let representatives = engine.replica.representatives(.project)
+        let now = tracker.clock.now()
+        return engine.openSessionsElsewhere.compactMap { entity in
+            let gid = entity["project"]?.stringValue ?? ""
+            let local = projects[representatives[gid] ?? gid]
+            if project != 0 && local?.id != project { return nil }
+            let segments: [(Int64, Int64?)] = (entity["segments"]?.arrayValue ?? []).compactMap {
+                guard let pair = $0.arrayValue, pair.count == 2, let start = pair[0].intValue else { return nil }
+                return (start, pair[1].intValue)
+            }
+            let running = segments.last.map { $0.1 == nil } ?? false
+            let active = segments.reduce(Int64(0)) { $0 + max(0, ($1.1 ?? now) - $1.0) } + (entity["unrecorded"]?.intValue ?? 0)
+            return .vardict([
+                "id": .uint64(0), "project_id": .uint64(UInt64(local?.id ?? 0)), "project": .string(local?.name ?? ""),
+                "start": .int64(entity["start"]?.intValue ?? 0), "end": .int64(0), "active": .uint64(UInt64(active)),
+                "state": .string(running ? "running" : "paused"), "note": .string(entity["note"]?.stringValue ?? ""),
+                "segments": .array(elementSignature: "(xx)", segments.map { .structure([.int64($0.0), .int64($0.1 ?? 0)]) }),
+                "device": .string(engine.originName(ofSession: entity.id)),
+            ])
+        }
+    }
+}
+
+private func syncMergeDue(_ data: gpointer?) -> gboolean {
+    Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().mergeNow()
+    return 0  // G_SOURCE_REMOVE
+}
+
+private func syncRecheckDue(_ data: gpointer?) -> gboolean {
+    Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().recheck()
+    return 0
+}

@@ -1,0 +1,171 @@
+/// Connects one tracker to a sync folder (docs/sync.md): publishes this device's changes to its
+/// own log and brings the records of other devices into the store, a batch at a time, through
+/// the tracker's change gate. Knows no D-Bus and no file monitor: the agent calls `publish()`
+/// after a local change and `merge()` when the folder changed.
+public final class SyncEngine {
+    public let tracker: Tracker
+    public let layout: SyncLayout
+    public let device: String
+    private let writer: SyncLogWriter
+    private var reader: SyncLogReader
+    public private(set) var replica = SyncReplica()
+    /// Complete lines that could not be read, as of the last merge.
+    public private(set) var problems: [SyncReadProblem] = []
+
+    /// Opens the folder and rebuilds the merged state from every device's files (this device's
+    /// included), publishes what the store holds that the folder does not, then merges.
+    public init(tracker: Tracker, folder: String, device: String, deviceName: String, wallMilliseconds: Int64) throws {
+        self.tracker = tracker
+        layout = SyncLayout(folder: folder)
+        self.device = device
+        writer = try SyncLogWriter(layout: layout, device: device)
+        if try tracker.store.meta("sync_folder") != folder {  // the store's triggers note changes while this is set
+            try tracker.change(recordingStep: false) { try tracker.store.setMeta("sync_folder", folder) }
+        }
+        reader = SyncLogReader(layout: layout)
+        let own = reader.readNew(device: device).records
+        replica.apply(own)
+        if replica.entity(.device, device)?["name"]?.stringValue != deviceName {
+            try append([SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device) == nil ? .create : .set,
+                                  fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
+        }
+        try publish(wallMilliseconds: wallMilliseconds, full: true)  // first: a merge then knows every row of the store
+        try merge(wallMilliseconds: wallMilliseconds)
+    }
+
+    /// Every device seen: id, name, time (Unix seconds) of its newest change.
+    public var devices: [(id: String, name: String, newest: Int64)] {
+        replica.newestByDevice.keys.sorted().map { id in
+            (id, replica.entity(.device, id)?["name"]?.stringValue ?? "", (replica.newestByDevice[id]?.time ?? 0) / 1000)
+        }
+    }
+
+    /// The name of the device a session runs on, "" for this device's own.
+    public func originName(ofSession globalID: String) -> String {
+        guard let origin = replica.entity(.session, globalID)?["origin"]?.stringValue, origin != device else { return "" }
+        return replica.entity(.device, origin)?["name"]?.stringValue ?? origin
+    }
+
+    /// Open sessions of other devices, as the folder has them (not in the store, whose timer is this device's).
+    public var openSessionsElsewhere: [SyncEntity] {
+        replica.live(.session).filter { $0["end"]?.isNull == true && $0["origin"]?.stringValue != device }
+    }
+
+    private func append(_ drafts: [SyncDraft], wallMilliseconds: Int64) throws {
+        let records = try writer.append(drafts, wallMilliseconds: wallMilliseconds)
+        replica.apply(records)
+    }
+
+    // MARK: Publishing
+
+    /// Writes what changed in the store since the last publish as records of this device: the
+    /// records the store's triggers noted (`sync_dirty`), or with `full` every record (when
+    /// sync starts). The cost follows what changed, not the history.
+    public func publish(wallMilliseconds: Int64, full: Bool = false) throws {
+        let store = tracker.store
+        var dirty: [SyncKind: Set<String>] = [:]
+        if !full {
+            for (kind, gid) in try store.database.query("SELECT kind, gid FROM sync_dirty") { ($0.string(0), $0.string(1)) } {
+                if let kind = SyncKind(rawValue: kind) { dirty[kind, default: []].insert(gid) }
+            }
+            guard !dirty.isEmpty else { return }
+        }
+        let categories = try store.categories()
+        let projects = try store.projects()
+        let sessions: [WorkSession] = full ? try store.allSessions()
+            : try (dirty[.session] ?? []).sorted().compactMap { gid in
+                try store.database.queryFirst("SELECT id FROM sessions WHERE gid = ?", .text(gid)) { $0.int(0) }
+            }.compactMap { try store.session(id: $0) }
+        let categoryGID = Dictionary(categories.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
+        let projectGID = Dictionary(projects.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
+        var groups: [SyncKind: [String: [String]]] = [:]
+        for kind in [SyncKind.category, .project] {
+            for (member, representative) in replica.representatives(kind) { groups[kind, default: [:]][representative, default: []].append(member) }
+        }
+        var drafts: [SyncDraft] = []
+        func diff(_ kind: SyncKind, _ id: String, _ fields: [String: JSON], origin: Bool = false) {
+            guard let entity = replica.entity(kind, id), entity.created != nil else {
+                var all = fields
+                if origin { all["origin"] = .string(device) }
+                drafts.append(SyncDraft(kind: kind, id: id, operation: .create, fields: all))
+                return
+            }
+            if entity.deleted != nil { return }
+            let changed = fields.filter { entity[$0.key] != $0.value }
+            if !changed.isEmpty { drafts.append(SyncDraft(kind: kind, id: id, operation: .set, fields: changed)) }
+            // A renamed project or category renames every member of its same-name group (rule 3).
+            if let name = changed["name"], kind != .session {
+                for member in groups[kind]?[id] ?? [] where member != id {
+                    drafts.append(SyncDraft(kind: kind, id: member, operation: .set, fields: ["name": name]))
+                }
+            }
+        }
+        for category in categories { diff(.category, category.globalID, SyncFields.category(category)) }
+        for project in projects {
+            diff(.project, project.globalID, SyncFields.project(project, categoryGID: project.categoryID.flatMap { categoryGID[$0] } ?? ""))
+        }
+        for session in sessions {
+            diff(.session, session.globalID, SyncFields.session(session, projectGID: projectGID[session.projectID] ?? ""), origin: true)
+        }
+        // Noted but gone from the store: deleted here (unless it lives on as a same-name alias).
+        let present: [SyncKind: Set<String>] = [
+            .category: Set(categories.map(\.globalID)), .project: Set(projects.map(\.globalID)), .session: Set(sessions.map(\.globalID)),
+        ]
+        if full {
+            // Made here (by this device's own records) and gone from the store: deleted while sync was off.
+            // (Sessions only: a project or category made here may live on under another's id, folded by name.)
+            for entity in replica.live(.session) where entity.created?.device == device { dirty[.session, default: []].insert(entity.id) }
+        }
+        for (kind, ids) in dirty {
+            for id in ids.sorted() where !(present[kind]?.contains(id) ?? false) {
+                guard let entity = replica.entity(kind, id), entity.isLive else { continue }
+                if kind != .session, let target = replica.representatives(kind)[id], target != id, present[kind]?.contains(target) == true { continue }
+                drafts.append(SyncDraft(kind: kind, id: id, operation: .delete))
+            }
+        }
+        try append(drafts, wallMilliseconds: wallMilliseconds)
+        try store.database.execute("DELETE FROM sync_dirty")
+    }
+
+    // MARK: Merging
+
+    /// Reads what other devices appended and brings it into the store as one change (one
+    /// verified snapshot for the whole batch). Returns the number of records merged. When the
+    /// change is refused (storage full, read-only), the entities stay noted and the next merge
+    /// writes them: the merged state never holds something the store has not been asked to.
+    @discardableResult
+    public func merge(wallMilliseconds: Int64) throws -> Int {
+        let (records, problems) = reader.readNew(except: device)
+        self.problems = problems
+        unmaterialized += replica.apply(records)
+        if let newest = replica.newest { writer.observe(newest) }
+        guard !unmaterialized.isEmpty else { return records.count }
+        let changed = unmaterialized
+        try tracker.change(recordingStep: false) {
+            try SyncMaterializer(store: tracker.store, replica: replica, device: device).apply(changed)
+        }
+        unmaterialized = []
+        try tracker.reload()
+        return records.count
+    }
+
+    /// Entities merged but not yet written to the store (a refused change is tried again).
+    private var unmaterialized: [(SyncKind, String)] = []
+}
+
+/// The fields of a record as sync writes them (docs/sync.md, "A record").
+enum SyncFields {
+    static func category(_ category: Category) -> [String: JSON] { ["name": .string(category.name)] }
+
+    static func project(_ project: Project, categoryGID: String) -> [String: JSON] {
+        ["name": .string(project.name), "color": .string(project.color), "category": .string(categoryGID), "archived": .bool(project.archived)]
+    }
+
+    static func session(_ session: WorkSession, projectGID: String) -> [String: JSON] {
+        [
+            "project": .string(projectGID), "start": .int(session.start), "end": session.end.map(JSON.int) ?? .null,
+            "note": .string(session.note), "unrecorded": .int(session.unrecordedSeconds),
+            "segments": .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) }),
+        ]
+    }
+}

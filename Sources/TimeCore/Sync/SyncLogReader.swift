@@ -1,0 +1,110 @@
+import Glibc
+
+/// Where reading a device's change files goes on from.
+public struct SyncCursor: Equatable, Sendable {
+    public var fileNumber = 1
+    public var offset: Int64 = 0
+    /// The next sequence number this device's records must have.
+    public var nextSequence: Int64 = 1
+    public init() {}
+}
+
+/// A complete line that cannot be applied: reading that device stops there until the file changes.
+public struct SyncReadProblem: Equatable, Sendable, CustomStringConvertible {
+    public let path: String
+    public let offset: Int64
+    public let reason: String
+    public var description: String { "\(path) at byte \(offset): \(reason)" }
+}
+
+/// Reads the records other devices appended since the last read (docs/sync.md, "Reading the files
+/// safely"). Stops at a partial line, a bad line or a sequence gap; never throws, never crashes.
+public struct SyncLogReader: Sendable {
+    public let layout: SyncLayout
+    public private(set) var cursors: [String: SyncCursor] = [:]
+
+    public init(layout: SyncLayout, cursors: [String: SyncCursor] = [:]) {
+        self.layout = layout; self.cursors = cursors
+    }
+
+    /// New records of every device but `own`, device by device in a fixed order.
+    public mutating func readNew(except own: String?) -> (records: [SyncRecord], problems: [SyncReadProblem]) {
+        var records: [SyncRecord] = []
+        var problems: [SyncReadProblem] = []
+        for device in layout.devices() where device != own {
+            let (more, problem) = readNew(device: device)
+            records += more
+            if let problem { problems.append(problem) }
+        }
+        return (records, problems)
+    }
+
+    public mutating func readNew(device: String) -> (records: [SyncRecord], problem: SyncReadProblem?) {
+        var cursor = cursors[device] ?? SyncCursor()
+        defer { cursors[device] = cursor }
+        let numbers = layout.changeFiles(of: device)
+        var records: [SyncRecord] = []
+        for number in numbers where number >= cursor.fileNumber {
+            let moving = number > cursor.fileNumber
+            if moving && number != cursor.fileNumber + 1 { break }  // a file between has not arrived
+            var trial = cursor
+            if moving { trial.fileNumber = number; trial.offset = 0 }
+            let path = layout.deviceFolder(device) + "/" + SyncLayout.changeFileName(number)
+            let (read, clean, problem) = SyncLogReader.read(path: path, device: device, cursor: &trial)
+            // Move on to a newer file only once something of it was taken: until then an older file
+            // may still grow (it arrived cut at a line's end).
+            if moving && trial.offset == 0 { return (records, problem) }
+            cursor = trial
+            records += read
+            if !clean { return (records, problem) }
+        }
+        return (records, nil)
+    }
+
+    /// Takes the complete, valid, in-sequence lines of one file from the cursor on. `clean` is
+    /// true when the file was read to its end without stopping.
+    static func read(path: String, device: String, cursor: inout SyncCursor)
+        -> (records: [SyncRecord], clean: Bool, problem: SyncReadProblem?) {
+        guard let bytes = tail(of: path, from: cursor.offset) else { return ([], false, nil) }
+        var records: [SyncRecord] = []
+        var start = 0
+        while start < bytes.count {
+            guard let end = bytes[start...].firstIndex(of: 10) else { return (records, false, nil) }  // mid-copy
+            let record: SyncRecord
+            do {
+                record = try SyncRecord.decode(bytes[start..<end], folderDevice: device)
+            } catch {
+                return (records, false, SyncReadProblem(path: path, offset: cursor.offset, reason: error.reason))
+            }
+            if record.sequence > cursor.nextSequence { return (records, false, nil) }  // an earlier one is missing
+            if record.sequence == cursor.nextSequence {
+                records.append(record)
+                cursor.nextSequence += 1
+            }
+            cursor.offset += Int64(end + 1 - start)
+            start = end + 1
+        }
+        return (records, true, nil)
+    }
+
+    /// The bytes of a file from `offset` to its end; nil when it cannot be read or has shrunk.
+    static func tail(of path: String, from offset: Int64) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) >= offset else { return nil }
+        var result: [UInt8] = []
+        var position = offset
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(position)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { break }
+            result += chunk[0..<count]
+            position += Int64(count)
+        }
+        return result
+    }
+}

@@ -1,0 +1,125 @@
+/// Makes the store say what the merged records say, inside one change of the tracker's gate
+/// (docs/sync.md, "Through the change gate"). Categories and projects are few and reconciled
+/// whole (same-name groups fold into their representative); sessions only where records arrived.
+/// A session open on another device stays out of the store: this device's timer is its own.
+struct SyncMaterializer {
+    let store: Store
+    let replica: SyncReplica
+    let device: String
+
+    func apply(_ changed: [(SyncKind, String)]) throws {
+        try reconcile(.category)
+        try reconcile(.project)
+        var seen = Set<String>()
+        for (kind, id) in changed where kind == .session && seen.insert(id).inserted { try session(id) }
+    }
+
+    private var table: (SyncKind) -> String { { $0 == .category ? "categories" : "projects" } }
+
+    private func rowID(_ kind: SyncKind, _ gid: String) throws -> Int64? {
+        let name = kind == .session ? "sessions" : table(kind)
+        return try store.database.queryFirst("SELECT id FROM \(name) WHERE gid = ?", .text(gid)) { $0.int(0) }
+    }
+
+    /// Categories or projects: delete, fold aliases into their representative, then write names
+    /// in two steps (a temporary key first) so that swapped names never collide.
+    private func reconcile(_ kind: SyncKind) throws {
+        let representatives = replica.representatives(kind)
+        let rows: [(id: Int64, gid: String)] = try store.database.query("SELECT id, coalesce(gid, '') FROM \(table(kind)) ORDER BY id") {
+            ($0.int(0), $0.string(1))
+        }
+        for row in rows {
+            guard let entity = replica.entity(kind, row.gid), entity.created != nil else { continue }  // not published yet
+            if entity.deleted != nil, representatives[row.gid] == nil {
+                try remove(kind, row.id)
+            } else if let target = representatives[row.gid], target != row.gid {
+                if let targetRow = try rowID(kind, target) {
+                    try fold(kind, row.id, into: targetRow)
+                } else {
+                    try store.database.run("UPDATE \(table(kind)) SET gid = ? WHERE id = ?", .text(target), .integer(row.id))
+                }
+            }
+        }
+        var writes: [(Int64?, SyncEntity)] = []
+        for entity in replica.live(kind) where representatives[entity.id] == entity.id {
+            writes.append((try rowID(kind, entity.id), entity))
+        }
+        for (row, entity) in writes {
+            if let row { try store.database.run("UPDATE \(table(kind)) SET name_key = ? WHERE id = ?", .text("~" + entity.id), .integer(row)) }
+        }
+        for (row, entity) in writes { try write(kind, row, entity) }
+    }
+
+    private func write(_ kind: SyncKind, _ row: Int64?, _ entity: SyncEntity) throws {
+        let name = entity["name"]?.stringValue ?? ""
+        if kind == .category {
+            if let row {
+                try store.database.run("UPDATE categories SET name = ?, name_key = ? WHERE id = ?",
+                                       .text(name), .text(TextInput.nameKey(name)), .integer(row))
+            } else {
+                try store.insertCategory(Category(id: try nextID("categories"), name: name, globalID: entity.id))
+            }
+            return
+        }
+        let categoryGID = entity["category"]?.stringValue ?? ""
+        let categoryTarget = replica.representatives(.category)[categoryGID] ?? categoryGID
+        let project = Project(id: row ?? 0, name: name, color: entity["color"]?.stringValue ?? "#3465a4",
+                              categoryID: categoryTarget.isEmpty ? nil : try rowID(.category, categoryTarget),
+                              archived: entity["archived"]?.boolValue ?? false, globalID: entity.id)
+        if row != nil { try store.updateProject(project) } else { _ = try store.insertProject(project) }
+    }
+
+    private func nextID(_ table: String) throws -> Int64 {
+        (try store.database.queryFirst("SELECT coalesce(max(id), 0) + 1 FROM \(table)") { $0.int(0) }) ?? 1
+    }
+
+    private func remove(_ kind: SyncKind, _ row: Int64) throws {
+        if kind == .category {
+            try store.deleteCategory(id: row)
+        } else if try store.allSessions().contains(where: { $0.projectID == row }) {
+            // A project deleted elsewhere that still has sessions here stays, archived.
+            try store.database.run("UPDATE projects SET archived = 1 WHERE id = ?", .integer(row))
+        } else {
+            try store.database.run("DELETE FROM projects WHERE id = ?", .integer(row))
+        }
+    }
+
+    private func fold(_ kind: SyncKind, _ row: Int64, into target: Int64) throws {
+        if kind == .category {
+            try store.database.run("UPDATE projects SET category_id = ? WHERE category_id = ?", .integer(target), .integer(row))
+            try store.deleteCategory(id: row)
+            return
+        }
+        for session in try store.allSessions() where session.projectID == row {
+            var moved = session
+            moved.projectID = target
+            try store.updateSession(moved, previous: session, segmentsChanged: false)
+        }
+        try store.database.run("DELETE FROM projects WHERE id = ?", .integer(row))
+    }
+
+    private func session(_ gid: String) throws {
+        guard let entity = replica.entity(.session, gid), entity.created != nil else { return }
+        let existing = try rowID(.session, gid).flatMap { try store.session(id: $0) }
+        let elsewhere = entity["end"]?.isNull == true && entity["origin"]?.stringValue != device
+        let projectGID = entity["project"]?.stringValue ?? ""
+        let projectRow = try rowID(.project, replica.representatives(.project)[projectGID] ?? projectGID)
+        guard entity.isLive, !elsewhere, let projectRow else {
+            if let existing { try store.deleteSession(existing) }
+            return
+        }
+        let segments: [Segment] = (entity["segments"]?.arrayValue ?? []).compactMap { pair in
+            guard let values = pair.arrayValue, values.count == 2, let start = values[0].intValue else { return nil }
+            return Segment(start: start, end: values[1].intValue)
+        }
+        var session = WorkSession(id: existing?.id ?? 0, projectID: projectRow, start: entity["start"]?.intValue ?? 0,
+                                  end: entity["end"]?.intValue, unrecordedSeconds: entity["unrecorded"]?.intValue ?? 0,
+                                  note: entity["note"]?.stringValue ?? "", segments: segments, importKey: existing?.importKey ?? "")
+        session.globalID = gid
+        if let existing {
+            if existing != session { try store.updateSession(session, previous: existing, segmentsChanged: existing.segments != segments) }
+        } else {
+            _ = try store.insertSession(session)
+        }
+    }
+}

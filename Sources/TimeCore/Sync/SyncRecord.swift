@@ -1,0 +1,112 @@
+/// What a record changes (docs/sync.md, "A record").
+public enum SyncKind: String, Sendable, CaseIterable {
+    case category, project, session, device
+}
+
+public enum SyncOperation: String, Sendable {
+    case create, set, delete
+}
+
+/// Why a complete line of a change file cannot be applied.
+public struct SyncRecordError: Error, Equatable, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+/// One line of a device's change file: one operation on one entity.
+public struct SyncRecord: Equatable, Sendable {
+    public var device: String
+    public var sequence: Int64
+    public var hlc: HLC
+    public var kind: SyncKind
+    public var id: String
+    public var operation: SyncOperation
+    public var fields: [String: JSON]
+
+    public init(device: String, sequence: Int64, hlc: HLC, kind: SyncKind, id: String,
+                operation: SyncOperation, fields: [String: JSON]) {
+        self.device = device; self.sequence = sequence; self.hlc = hlc; self.kind = kind
+        self.id = id; self.operation = operation; self.fields = fields
+    }
+
+    public var stamp: SyncStamp { SyncStamp(hlc: hlc, device: device, sequence: sequence) }
+
+    private var body: [String: JSON] {
+        [
+            "dev": .string(device), "seq": .int(sequence),
+            "hlc": .array([.int(hlc.time), .int(hlc.counter)]),
+            "kind": .string(kind.rawValue), "id": .string(id), "op": .string(operation.rawValue),
+            "fields": SyncRecord.canonical(.object(fields.map { ($0.key, $0.value) })),
+        ]
+    }
+
+    /// The line as written: canonical JSON with its checksum, ended by a newline.
+    public var line: String {
+        var members = body
+        members["sum"] = .string(SHA256.hex(JSON.sortedObject(body).serialized))
+        return JSON.sortedObject(members).serialized + "\n"
+    }
+
+    /// Reads one complete line (without its newline) written by the device `folderDevice`.
+    public static func decode(_ bytes: ArraySlice<UInt8>, folderDevice: String) throws(SyncRecordError) -> SyncRecord {
+        let value: JSON
+        do { value = try JSON.parse(Array(bytes)) } catch { throw SyncRecordError("not JSON (\(error))") }
+        guard case .object(let members) = value else { throw SyncRecordError("not a JSON object") }
+        var table: [String: JSON] = [:]
+        for (key, member) in members {
+            guard table.updateValue(member, forKey: key) == nil else { throw SyncRecordError("key \(key) twice") }
+        }
+        guard let sum = table.removeValue(forKey: "sum")?.stringValue else { throw SyncRecordError("no checksum") }
+        guard SHA256.hex(canonical(.object(table.map { ($0.key, $0.value) })).serialized) == sum else {
+            throw SyncRecordError("checksum does not match")
+        }
+        guard let device = table["dev"]?.stringValue, device == folderDevice else {
+            throw SyncRecordError("written for another device than its folder \(folderDevice)")
+        }
+        guard let sequence = table["seq"]?.intValue, sequence > 0 else { throw SyncRecordError("no sequence number") }
+        guard let clock = table["hlc"]?.arrayValue, clock.count == 2,
+              let time = clock[0].intValue, let counter = clock[1].intValue, counter >= 0 else {
+            throw SyncRecordError("no clock reading")
+        }
+        guard let kind = table["kind"]?.stringValue.flatMap(SyncKind.init(rawValue:)) else { throw SyncRecordError("unknown kind") }
+        guard let operation = table["op"]?.stringValue.flatMap(SyncOperation.init(rawValue:)) else {
+            throw SyncRecordError("unknown operation")
+        }
+        guard let id = table["id"]?.stringValue, !id.isEmpty else { throw SyncRecordError("no entity id") }
+        guard case .object(let fieldList)? = table["fields"] else { throw SyncRecordError("no fields") }
+        guard table.count == 7 else { throw SyncRecordError("unknown keys") }
+        var fields: [String: JSON] = [:]
+        for (key, field) in fieldList { fields[key] = field }
+        return SyncRecord(device: device, sequence: sequence, hlc: HLC(time: time, counter: counter), kind: kind,
+                          id: id, operation: operation, fields: fields)
+    }
+
+    /// Objects with their keys sorted, all the way down: the form the checksum covers.
+    static func canonical(_ value: JSON) -> JSON {
+        switch value {
+        case .object(let members):
+            var table: [String: JSON] = [:]
+            for (key, member) in members { table[key] = canonical(member) }
+            return JSON.sortedObject(table)
+        case .array(let items): return .array(items.map(canonical))
+        default: return value
+        }
+    }
+
+    /// 32 random lower-case hex digits: a device id or an entity's global id.
+    public static func newID<Generator: RandomNumberGenerator>(using generator: inout Generator) -> String {
+        let digits = Array("0123456789abcdef")
+        var text = ""
+        for _ in 0..<2 {
+            var word = generator.next()
+            for _ in 0..<16 { text.append(digits[Int(word & 15)]); word >>= 4 }
+        }
+        return text
+    }
+
+    public static func newID() -> String {
+        var system = SystemRandomNumberGenerator()
+        return newID(using: &system)
+    }
+}

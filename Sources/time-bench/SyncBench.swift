@@ -1,0 +1,72 @@
+import DBusKit
+import Glibc
+import TimeCore
+
+/// Sync (docs/sync.md) through the core with real verified snapshots: 10,000 records of another
+/// device merged as one change into a store of `size` sessions, and a local change with sync on
+/// (the change, then publishing it) beside the same change with sync off.
+func measureSync(size: Int, options: Options, log: (String) -> Void) throws -> [Row] {
+    var rows: [Row] = []
+    func add(_ metric: String, _ unit: String, _ samples: [Double]) { rows.append(Row(size: size, metric: metric, unit: unit, summary: Summary(samples))) }
+    let data = options.work + "/sync-data-\(size)"
+    let folder = options.work + "/sync-folder-\(size)"
+    Files.remove(data)
+    Files.remove(folder)
+    let now = Int64(time(nil))
+    log("size \(size): sync: generating the history")
+    let home = try DataHome(directory: data)
+    try History.generate(into: home.tracker, sessions: size, now: now - 86400 * 7)
+    try home.tracker.createProject(name: "Bench A", color: "", category: "")
+    try home.tracker.startProject("Bench A")
+    add("core: durable change, sync off", "ms", try timed(100) {
+        if try home.tracker.status().state == .running { try home.tracker.pause() } else { try home.tracker.resume() }
+    })
+
+    log("size \(size): sync: publishing the history")
+    let engine = try SyncEngine(tracker: home.tracker, folder: folder, device: SyncRecord.newID(), deviceName: "bench",
+                                wallMilliseconds: now * 1000)
+    add("core: durable change, sync on (change + publish)", "ms", try timed(100) {
+        if try home.tracker.status().state == .running { try home.tracker.pause() } else { try home.tracker.resume() }
+        try engine.publish(wallMilliseconds: Int64(time(nil)) * 1000)
+    })
+
+    log("size \(size): sync: another device writes 10,000 records")
+    let other = try SyncLogWriter(layout: SyncLayout(folder: folder), device: SyncRecord.newID())
+    let project = SyncRecord.newID()
+    var drafts = [SyncDraft(kind: .project, id: project, operation: .create,
+                            fields: ["name": .string("Elsewhere"), "color": .string("#3465a4"), "category": .string(""), "archived": .bool(false)])]
+    for index in 0..<9_999 {
+        let start = now - 86400 * 30 - Int64(index) * 3600
+        drafts.append(SyncDraft(kind: .session, id: SyncRecord.newID(), operation: .create, fields: [
+            "project": .string(project), "start": .int(start), "end": .int(start + 1800), "note": .string("from elsewhere \(index)"),
+            "segments": .array([.array([.int(start), .int(start + 1800)])]), "unrecorded": .int(0), "origin": .string(other.device)]))
+    }
+    try other.append(drafts, wallMilliseconds: now * 1000 + 1)
+    var merged = 0
+    add("sync: merge 10,000 incoming records (one change)", "ms", try timed(1) { merged = try engine.merge(wallMilliseconds: now * 1000 + 2) })
+    guard merged == 10_000 else { throw BenchError("merged \(merged) of 10,000 records") }
+    try home.tracker.stop()
+    Files.remove(data)
+    Files.remove(folder)
+    return rows
+}
+
+/// Wake-ups of an idle agent with sync on (inotify on the folder, nothing else): the goal is 0.
+func measureSyncWakeUps(agent: Agent, client: BusConnection, work: String, window: Double,
+                        add: (String, String, [Double]) -> Void) throws {
+    let folder = work + "/sync-idle"
+    Files.remove(folder)
+    _ = try call(client, "EnableSync", [.string(folder), .string("bench")])
+    usleep(500_000)
+    let before = agent.voluntarySwitches
+    usleep(UInt32(window * 1_000_000))
+    add("wake-ups over the window, idle, sync on", "switches", [Double(agent.voluntarySwitches - before)])
+    _ = try call(client, "DisableSync")
+}
+
+/// A local change with sync on costs at most 1.2× the same change with sync off.
+func syncChangeVerdict(_ row: Row, in rows: [Row]) -> String {
+    guard let off = rows.first(where: { $0.size == row.size && $0.metric == "core: durable change, sync off" })?.summary.median, off > 0 else { return "" }
+    let ratio = row.summary.median / off
+    return ratio <= 1.2 ? "ok (\(format(ratio))× of sync off, goal ≤ 1.2×)" : "MISSED (\(format(ratio))× of sync off, goal ≤ 1.2×)"
+}
