@@ -156,7 +156,8 @@ final class NewcomerTests: XCTestCase {
                           "WeeklyReport", "ListProjects", "CreateProject", "UpdateProject", "ListCategories",
                           "AddCategory", "DeleteCategory", "ListSessions", "AddSession", "EditSession",
                           "DeleteSession", "ReminderMinutes", "PendingAway", "ResolveAway", "MarkAway", "MarkBack",
-                          "Undo", "Redo", "History", "CanUndo", "Import", "Export", "WeeklyReportPNG"]
+                          "Undo", "Redo", "History", "CanUndo", "Import", "Export", "WeeklyReportPNG",
+                          "EnableSync", "DisableSync", "SyncFolder", "SyncState", "SyncMessage"]
 
     /// Runs timectl, expects a refusal naming `command`, and no D-Bus method.
     func refusedInTimectlWords(_ arguments: [String], naming command: String,
@@ -234,6 +235,12 @@ final class NewcomerTests: XCTestCase {
         XCTAssertTrue(raw.message.contains("History (timectl history)"), raw.message)
         try refusedInTimectlWords(["redo"], naming: "nothing to redo")
         XCTAssertEqual(try agentMessage("Redo").name, "io.github.timetracker.Time1.Error.NothingToRedo")
+    }
+
+    func testASyncFolderThatCannotBeWrittenNamesNoMethod() throws {
+        try refusedInTimectlWords(["sync", "enable", "/proc/no-such-parent/time"], naming: "/proc/no-such-parent/time")
+        let raw = try agentMessage("EnableSync", [.string("/proc/no-such-parent/time"), .string("")])
+        XCTAssertEqual(raw.name, "io.github.timetracker.Time1.Error.InvalidArgument")
     }
 
     func testNoSuchAwayNamesNoMethod() throws {

@@ -35,6 +35,12 @@ enum TerminalWords {
         "Import": "timectl import FORMAT",
         "Export": "timectl export FORMAT",
         "WeeklyReportPNG": "timectl report --png FILE",
+        "EnableSync": "timectl sync enable DIR",
+        "DisableSync": "timectl sync disable",
+        "SyncFolder": "timectl sync status",
+        "SyncState": "timectl sync status",
+        "SyncMessage": "timectl sync status",
+        "Devices": "timectl sync status",
     ]
 
     /// `message` with every method name replaced by its timectl command.
