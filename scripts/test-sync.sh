@@ -87,6 +87,14 @@ import json, sys
 sys.exit(0 if any(s.get("device") == "laptop" and s["state"] == "running" for s in json.load(sys.stdin)) else 1)'; }
 wait_until 10 "the laptop's running session is listed on the desktop with its device" running_elsewhere
 [ "$(ctl b status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" = idle ] || fail "the desktop's own timer changed"
+# And counted in the desktop's report up to now, as the laptop counts it.
+sleep 3
+week_total() { ctl "$1" report --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])'; }
+total_a="$(week_total a)"; total_b="$(week_total b)"
+elapsed="$(ctl a status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["elapsed"])')"
+[ "$elapsed" -ge 3 ] || fail "the laptop's session shows $elapsed s after 3 s"
+[ $((total_a - total_b)) -le 1 ] && [ $((total_b - total_a)) -le 1 ] \
+    || fail "the desktop's week ($total_b s) does not count the laptop's running session as the laptop does ($total_a s)"
 ctl a stop >/dev/null
 wait_until 10 "both agents converge" same_view
 ctl b sync status | grep -q laptop || fail "sync status does not list the laptop"

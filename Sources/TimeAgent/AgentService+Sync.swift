@@ -53,6 +53,8 @@ extension AgentService {
 
     /// At start: sync stays on across restarts, with the same device id.
     func resumeSync() {
+        // Reports count the sessions running on other devices (the contract's "Sync across devices").
+        tracker.sessionsElsewhere = { [unowned self] in self.sessionsElsewhere().map(\.session) }
         guard let settings = try? tracker.syncSettings() else { return }
         startSync(settings)
     }
@@ -177,27 +179,37 @@ extension AgentService {
         sync.engine?.originName(ofSession: session.globalID) ?? ""
     }
 
-    func openSessionsElsewhere(project: Int64) -> [DBusValue] {
+    /// Other devices' open sessions as records of this store (id 0, this store's project ids), with
+    /// the name of the device each runs on: listed by ListSessions and counted in reports.
+    func sessionsElsewhere() -> [(session: WorkSession, device: String)] {
         guard let engine = sync.engine else { return [] }
         let projects = Dictionary(tracker.projects().map { ($0.globalID, $0) }, uniquingKeysWith: { a, _ in a })
         let representatives = engine.replica.representatives(.project)
-        let now = tracker.clock.now()
         return engine.openSessionsElsewhere.compactMap { entity in
             let gid = entity["project"]?.stringValue ?? ""
-            let local = projects[representatives[gid] ?? gid]
-            if project != 0 && local?.id != project { return nil }
-            let segments: [(Int64, Int64?)] = (entity["segments"]?.arrayValue ?? []).compactMap {
+            guard let local = projects[representatives[gid] ?? gid] else { return nil }
+            let segments: [Segment] = (entity["segments"]?.arrayValue ?? []).compactMap {
                 guard let pair = $0.arrayValue, pair.count == 2, let start = pair[0].intValue else { return nil }
-                return (start, pair[1].intValue)
+                return Segment(start: start, end: pair[1].intValue)
             }
-            let running = segments.last.map { $0.1 == nil } ?? false
-            let active = segments.reduce(Int64(0)) { $0 + max(0, ($1.1 ?? now) - $1.0) } + (entity["unrecorded"]?.intValue ?? 0)
+            let session = WorkSession(id: 0, projectID: local.id, start: entity["start"]?.intValue ?? 0, end: nil,
+                                      unrecordedSeconds: entity["unrecorded"]?.intValue ?? 0,
+                                      note: entity["note"]?.stringValue ?? "", segments: segments)
+            return (session, engine.originName(ofSession: entity.id))
+        }
+    }
+
+    func openSessionsElsewhere(project: Int64) -> [DBusValue] {
+        let now = tracker.clock.now()
+        return sessionsElsewhere().compactMap { session, device in
+            if project != 0 && session.projectID != project { return nil }
             return .vardict([
-                "id": .uint64(0), "project_id": .uint64(UInt64(local?.id ?? 0)), "project": .string(local?.name ?? ""),
-                "start": .int64(entity["start"]?.intValue ?? 0), "end": .int64(0), "active": .uint64(UInt64(active)),
-                "state": .string(running ? "running" : "paused"), "note": .string(entity["note"]?.stringValue ?? ""),
-                "segments": .array(elementSignature: "(xx)", segments.map { .structure([.int64($0.0), .int64($0.1 ?? 0)]) }),
-                "device": .string(engine.originName(ofSession: entity.id)),
+                "id": .uint64(0), "project_id": .uint64(UInt64(session.projectID)),
+                "project": .string(tracker.project(id: session.projectID)?.name ?? ""),
+                "start": .int64(session.start), "end": .int64(0), "active": .uint64(UInt64(max(0, session.activeSeconds(at: now)))),
+                "state": .string(session.isRunning ? "running" : "paused"), "note": .string(session.note),
+                "segments": .array(elementSignature: "(xx)", session.segments.map { .structure([.int64($0.start), .int64($0.end ?? 0)]) }),
+                "device": .string(device),
             ])
         }
     }

@@ -69,6 +69,8 @@ public final class Tracker {
     public var recorder: ChangeRecorder?
     /// The undo history, kept in the store; every change through the gate becomes a step.
     let history: UndoHistory
+    /// Open sessions of other devices (sync), which reports count up to now; none without sync.
+    public var sessionsElsewhere: (() -> [WorkSession])?
     /// Set when the data could not be opened safely: every change is refused with this reason.
     public private(set) var readOnlyReason: String?
 

@@ -95,7 +95,8 @@ extension Tracker {
     public func weeklyReport(week spec: String) throws -> WeeklyReport {
         let now = clock.now()
         let week = try Week.parse(spec, now: now)
-        let sessions = try store.sessions(overlapping: week.start, week.end)
+        let elsewhere = (sessionsElsewhere?() ?? []).filter { $0.start < week.end }
+        let sessions = try store.sessions(overlapping: week.start, week.end) + elsewhere
         let projects = Dictionary(uniqueKeysWithValues: self.projects().map { ($0.id, $0) })
         let categoryNames = Dictionary(uniqueKeysWithValues: categories().map { ($0.id, $0.name) })
         return WeeklyReport(week: week, sessions: sessions, projects: projects, categoryNames: categoryNames, now: now)
