@@ -40,6 +40,10 @@ func parseOptions() -> Options {
                 exit(1)
             }
             exit(0)
+        case "--crash-workload":
+            // The write path the crash-state tests record (CrashWorkload.swift).
+            let folder = arguments.popFirst() ?? "", acks = arguments.popFirst() ?? ""
+            exit(runCrashWorkload(folder: folder, acks: acks, changes: Int(arguments.popFirst() ?? "") ?? 20))
         case "--help", "-h":
             print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only]")
             exit(0)

@@ -81,11 +81,18 @@ public enum Files {
     }
 
     /// Creates a directory (and its parents) private to the user, and tightens an existing one.
+    /// A folder made here is made durable (its parent is flushed): otherwise a power cut could
+    /// take the new folder, and every file acknowledged in it, away (the crash-state tests).
     public static func makePrivateDirectory(_ path: String) throws {
         var built = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
+            let parent = built.isEmpty ? "/" : built
             built += "/" + component
-            if mkdir(built, 0o700) != 0 && errno != EEXIST { throw FileError("create the folder", built) }
+            if mkdir(built, 0o700) == 0 {
+                try syncDirectory(parent)
+            } else if errno != EEXIST {
+                throw FileError("create the folder", built)
+            }
         }
         guard kind(path) == .directory else { throw FileError("use as a folder", path, code: ENOTDIR) }
         if chmod(path, 0o700) != 0 { throw FileError("set permissions of", path) }

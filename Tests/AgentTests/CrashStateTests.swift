@@ -1,0 +1,118 @@
+import Foundation
+import TestSupport
+import TimeCore
+import XCTest
+
+/// The crash-state explorer: the write path runs under the crash recorder, then the real recovery
+/// (DataHome, as the agent starts) runs on sampled states a power cut could leave after each file
+/// operation. Every state must open, not read-only, to the last acknowledged state or a later one.
+///
+/// Sizes come from the environment: TIME_CRASH_CHANGES (changes made, default 30) and
+/// TIME_CRASH_STATES (states checked, default 400); scripts/stress.sh runs the long form.
+/// TIME_CRASH_SEED replays a run; the seed is always printed.
+final class CrashStateTests: XCTestCase {
+    struct Outcome {
+        var checked = 0
+        var failures: [String] = []
+    }
+
+    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+    static func size(_ name: String, _ fallback: Int) -> Int { environment[name].flatMap { Int($0) } ?? fallback }
+
+    static var seed: UInt64 {
+        if let text = environment["TIME_CRASH_SEED"], let seed = UInt64(text) { return seed }
+        return UInt64.random(in: 1..<UInt64(UInt32.max))
+    }
+
+    /// Records the core's write path (time-bench --crash-workload) under `root`.
+    func record(root: String, changes: Int, plantedFault: String? = nil) throws -> RecordedRun {
+        let log = root + "/operations.log"
+        var environment = [
+            "LD_PRELOAD": Products.directory + "/libtime-crash-recorder.so",
+            "TIME_CRASH_ROOT": root + "/disk",
+            "TIME_CRASH_LOG": log,
+        ]
+        if let plantedFault { environment["TIME_CRASH_SKIP_FLUSH"] = plantedFault }
+        try FileManager.default.createDirectory(atPath: root + "/disk", withIntermediateDirectories: false)
+        let result = try Command.run(Products.directory + "/time-bench",
+                                     ["--crash-workload", root + "/disk/data", log, String(changes)],
+                                     environment: environment, timeout: 120)
+        XCTAssertEqual(result.status, 0, "the workload failed: \(result.stderr)")
+        return try RecordedRun(log: log, root: root + "/disk")
+    }
+
+    /// Replays the run and checks `budget` crash states; stops at the first `stopAfter` failures.
+    func explore(_ run: RecordedRun, budget: Int, seed: UInt64, scratch: String, stopAfter: Int = 1) throws -> Outcome {
+        var random = SeededGenerator(seed: seed)
+        var outcome = Outcome()
+        let points = run.operations.count + 1
+        // Crash points: after every operation when the budget allows several states each, else a sample.
+        let perPoint = max(1, budget / points)
+        var chosen = Set(0..<points)
+        if budget < points {
+            chosen = []
+            while chosen.count < budget { chosen.insert(Int.random(in: 0..<points, using: &random)) }
+        }
+        var model = CrashModel()
+        var stateNumber = 0
+        for point in 0..<points {
+            if point > 0 { model.replay(run.operations[point - 1]) }
+            guard chosen.contains(point) else { continue }
+            let choices: [CrashModel.Choice] = model.hasPending
+                ? (0..<perPoint).map { $0 == 0 ? .flushedOnly : $0 == 1 ? .everything : .random }
+                : [.everything]
+            for choice in (budget < points && model.hasPending ? [[.flushedOnly, .everything, .random][Int.random(in: 0..<3, using: &random)]] : choices) {
+                stateNumber += 1
+                let directory = scratch + "/state-\(stateNumber)"
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+                var stateRandom = SeededGenerator(seed: seed &+ UInt64(stateNumber) &* 0x9E37_79B9)
+                try model.materialize(choice, into: directory, using: &stateRandom)
+                let problem = check(directory: directory + "/data", allowed: run.allowedStates(after: point))
+                outcome.checked += 1
+                if let problem {
+                    outcome.failures.append("crash after operation \(point) of \(points - 1), state \(stateNumber) (\(choice.rawValue)): \(problem); kept in \(directory)")
+                    if outcome.failures.count >= stopAfter { return outcome }
+                } else {
+                    try? FileManager.default.removeItem(atPath: directory)
+                }
+            }
+        }
+        return outcome
+    }
+
+    /// The real start-up recovery on one crash state; nil when it opened to an allowed state.
+    func check(directory: String, allowed: Set<String>?) -> String? {
+        let home: DataHome
+        do { home = try DataHome(directory: directory) } catch { return "the agent could not start: \(error)" }
+        guard let allowed else { return nil }
+        if home.status.state == .readOnly { return "it opened read-only: \(home.status.message)" }
+        guard let state = try? DataState(store: home.tracker.store) else { return "the recovered store could not be read" }
+        return allowed.contains(state.fingerprint) ? nil : "it opened to a state older than the last acknowledged one (or never acknowledged)"
+    }
+
+    func testEveryCrashStateOfTheCoreWritePathRecoversWhatWasAcknowledged() throws {
+        let seed = CrashStateTests.seed
+        let changes = CrashStateTests.size("TIME_CRASH_CHANGES", 30), budget = CrashStateTests.size("TIME_CRASH_STATES", 400)
+        let scratch = TemporaryDirectory("time-crash")
+        let run = try record(root: scratch.path, changes: changes)
+        XCTAssertGreaterThan(run.acknowledgments.count, changes, "every change was acknowledged")
+        let outcome = try explore(run, budget: budget, seed: seed, scratch: scratch.path)
+        print("crash states: \(outcome.checked) checked after \(run.operations.count) file operations and \(run.acknowledgments.count) acknowledged changes, seed=\(seed) (replay with TIME_CRASH_SEED=\(seed))")
+        XCTAssertEqual(outcome.failures, [], "seed \(seed)")
+        if outcome.failures.isEmpty { scratch.remove() }
+    }
+
+    /// The explorer catches a planted fault: SQLite's log is never flushed, so a crash can lose an acknowledged change.
+    func testThePlantedFaultOfAnUnflushedWriteIsCaught() throws {
+        let seed = CrashStateTests.seed
+        let scratch = TemporaryDirectory("time-crash-fault")
+        defer { scratch.remove() }
+        let run = try record(root: scratch.path, changes: 12, plantedFault: CrashStateTests.plantedFault)
+        let outcome = try explore(run, budget: 400, seed: seed, scratch: scratch.path)
+        print("planted fault (\(CrashStateTests.plantedFault) never flushed): \(outcome.checked) crash states checked, first failure: \(outcome.failures.first ?? "none"), seed=\(seed)")
+        XCTAssertFalse(outcome.failures.isEmpty, "the explorer must catch a write path that skips a flush (seed \(seed))")
+    }
+
+    /// The file whose flushes the planted fault skips: the one that makes a change durable.
+    static let plantedFault = "time.sqlite-wal"
+}
