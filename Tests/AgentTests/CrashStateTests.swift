@@ -102,7 +102,7 @@ final class CrashStateTests: XCTestCase {
         if outcome.failures.isEmpty { scratch.remove() }
     }
 
-    /// The explorer catches a planted fault: SQLite's log is never flushed, so a crash can lose an acknowledged change.
+    /// The explorer catches a planted fault: the snapshot files are never flushed, so a crash can lose an acknowledged change.
     func testThePlantedFaultOfAnUnflushedWriteIsCaught() throws {
         let seed = CrashStateTests.seed
         let scratch = TemporaryDirectory("time-crash-fault")
@@ -114,5 +114,5 @@ final class CrashStateTests: XCTestCase {
     }
 
     /// The file whose flushes the planted fault skips: the one that makes a change durable.
-    static let plantedFault = "time.sqlite-wal"
+    static let plantedFault = "/snapshots/"
 }

@@ -144,7 +144,9 @@ public final class DataHome {
 
     private static func openTracker(_ store: @autoclosure () throws -> Store, keeper: SnapshotKeeper, clock: Clock,
                                     warnings: inout [String]) throws -> Tracker {
-        let tracker = try Tracker(store: store(), clock: clock)
+        let opened = try store()
+        if let rolled = try keeper.rollForward(opened) { warnings.append(rolled) }
+        let tracker = try Tracker(store: opened, clock: clock)
         keeper.attach(to: tracker.store)
         tracker.recorder = keeper
         if !keeper.isAttached {

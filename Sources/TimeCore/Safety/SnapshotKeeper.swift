@@ -300,6 +300,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         }
         if wroteAnything { try Files.syncDirectory(directory) }
         try store.setMeta("snapshot_state", stateHash)
+        // Which kept snapshot this commit goes with: a start-up that finds a newer one rolls forward.
+        try store.setMeta(SnapshotKeeper.sequenceKey, String(entries.last?.sequence ?? 0))
         pending = state
     }
 
@@ -373,7 +375,7 @@ public final class SnapshotKeeper: ChangeRecorder {
 
     /// Writes `state` into an empty store, keeping every id, and reads it back to compare
     /// record by record and relationship by relationship.
-    public static func restore(_ state: DataState, into store: Store, stateHash: String?) throws {
+    public static func restore(_ state: DataState, into store: Store, stateHash: String?, sequence: Int? = nil) throws {
         let problems = state.relationshipProblems()
         guard problems.isEmpty else { throw RestoreFailure.inconsistent(problems.joined(separator: "; ")) }
         try store.begin()
@@ -386,6 +388,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             try store.restoreAway(state.away)
             if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
             if let stateHash { try store.setMeta("snapshot_state", stateHash) }
+            if let sequence { try store.setMeta(sequenceKey, String(sequence)) }
             try store.commit()
         } catch {
             store.rollback()
