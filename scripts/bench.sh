@@ -8,6 +8,9 @@
 #   scripts/bench.sh --debug    use the debug build (what test.sh already built); numbers are slower
 #   scripts/bench.sh --import-only   only the import measurements
 # then timectl toggle/start/stop/status side by side with dbus-send (scripts/bench-timectl.sh).
+# Every kind of change is timed in the core with the flushes it makes (counted by the crash
+# recorder), beside the floor (one in-place fdatasync of 4 KiB, one D-Bus round trip) and the
+# start-up that rolls a store forward after a power cut took its last commits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -26,10 +29,12 @@ for argument in "$@"; do
 done
 swift build -c "$configuration" --product time-agent >&2
 swift build -c "$configuration" --product time-bench >&2
+swift build -c "$configuration" --product time-crash-recorder >&2
 bin="$(swift build -c "$configuration" --show-bin-path)"
 work="$(mktemp -d /tmp/time-bench.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 [ "$configuration" = debug ] && say "(debug build: timings are slower than a release build's)"
-"$bin/time-bench" --work "$work" "${arguments[@]}"
+# The crash recorder, loaded without a log, counts the flushes under the work folder ("flushes per change").
+LD_PRELOAD="$bin/libtime-crash-recorder.so" TIME_CRASH_ROOT="$work" "$bin/time-bench" --work "$work" "${arguments[@]}"
 # timectl as whole processes against dbus-send (not in the --json output).
 [[ " ${arguments[*]:-} " == *" --json "* ]] || scripts/bench-timectl.sh "$configuration" "$([[ " ${arguments[*]:-} " == *" --quick "* ]] && echo --quick)"
