@@ -67,10 +67,18 @@ final class CrashStateTests: XCTestCase {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
                 var stateRandom = SeededGenerator(seed: seed &+ UInt64(stateNumber) &* 0x9E37_79B9)
                 try model.materialize(choice, into: directory, using: &stateRandom)
-                let problem = check(directory: directory + "/data", allowed: run.allowedStates(after: point))
+                var problem = check(directory: directory + "/data", allowed: run.allowedStates(after: point))
+                if problem != nil, let found = recoveredFingerprint {
+                    let match = run.acknowledgments.firstIndex { $0.fingerprint == found }
+                    problem! += match.map { " (it holds acknowledged change \($0))" } ?? " (a state never acknowledged)"
+                }
                 outcome.checked += 1
                 if let problem {
-                    outcome.failures.append("crash after operation \(point) of \(points - 1), state \(stateNumber) (\(choice.rawValue)): \(problem); kept in \(directory)")
+                    // The state as the power cut left it, before the recovery ran on it, for a closer look.
+                    var again = SeededGenerator(seed: seed &+ UInt64(stateNumber) &* 0x9E37_79B9)
+                    try FileManager.default.createDirectory(atPath: directory + "-as-left", withIntermediateDirectories: false)
+                    try model.materialize(choice, into: directory + "-as-left", using: &again)
+                    outcome.failures.append("crash after operation \(point) of \(points - 1), state \(stateNumber) (\(choice.rawValue)): \(problem); kept in \(directory) (as the power cut left it: \(directory)-as-left)")
                     if outcome.failures.count >= stopAfter { return outcome }
                 } else {
                     try? FileManager.default.removeItem(atPath: directory)
@@ -81,12 +89,17 @@ final class CrashStateTests: XCTestCase {
     }
 
     /// The real start-up recovery on one crash state; nil when it opened to an allowed state.
+    /// The fingerprint of the state the last check opened to.
+    var recoveredFingerprint: String?
+
     func check(directory: String, allowed: Set<String>?) -> String? {
+        recoveredFingerprint = nil
         let home: DataHome
         do { home = try DataHome(directory: directory) } catch { return "the agent could not start: \(error)" }
         guard let allowed else { return nil }
         if home.status.state == .readOnly { return "it opened read-only: \(home.status.message)" }
         guard let state = try? DataState(store: home.tracker.store) else { return "the recovered store could not be read" }
+        recoveredFingerprint = state.fingerprint
         return allowed.contains(state.fingerprint) ? nil : "it opened to a state older than the last acknowledged one (or never acknowledged)"
     }
 
@@ -111,6 +124,14 @@ final class CrashStateTests: XCTestCase {
         let outcome = try explore(run, budget: 400, seed: seed, scratch: scratch.path)
         print("planted fault (\(CrashStateTests.plantedFault) never flushed): \(outcome.checked) crash states checked, first failure: \(outcome.failures.first ?? "none"), seed=\(seed)")
         XCTAssertFalse(outcome.failures.isEmpty, "the explorer must catch a write path that skips a flush (seed \(seed))")
+    }
+
+    /// Opens one kept crash state (TIME_CRASH_OPEN=folder) and says what the recovery did.
+    func testOpenOneKeptState() throws {
+        guard let folder = CrashStateTests.environment["TIME_CRASH_OPEN"] else { return }
+        let home = try DataHome(directory: folder)
+        let state = try DataState(store: home.tracker.store)
+        print("opened \(folder): \(home.status), warnings \(home.warnings), \(state.categories.count) categories, \(state.projects.count) projects, \(state.sessions.count) sessions, fingerprint \(state.fingerprint)")
     }
 
     /// The file whose flushes the planted fault skips: the one that makes a change durable.

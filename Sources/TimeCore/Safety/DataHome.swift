@@ -110,7 +110,7 @@ public final class DataHome {
         // 3. Recovery: the newest snapshot that restores and compares equal.
         if let archive { RawArchiver.putBack(archive: archive, store: store) }
         var tried: [String] = []
-        for entry in keeper.entries.reversed() {
+        for entry in keeper.recoverable.reversed() {
             let state: DataState
             do {
                 state = try keeper.state(of: entry)
@@ -209,7 +209,7 @@ public final class DataHome {
 extension SnapshotKeeper.Entry {
     /// When the snapshot was written, from its header.
     func createdAt(default fallback: Int64) -> Int64 {
-        (try? SnapshotFormat.read(Files.read(path)))?.createdAt ?? fallback
+        (try? SnapshotFormat.read(SnapshotSlots.snapshotBytes(at: path)))?.createdAt ?? fallback
     }
 }
 

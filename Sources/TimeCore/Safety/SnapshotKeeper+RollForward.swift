@@ -6,6 +6,14 @@
 extension SnapshotKeeper {
     static let sequenceKey = "snapshot_sequence"
 
+    /// Every snapshot a start can restore from, oldest first: the kept files and the slots that
+    /// verify (a slot holds the newest state even when a power cut took its kept file).
+    public var recoverable: [Entry] {
+        // At equal sequence numbers the slot comes last (it is tried first): it is the flushed one.
+        func isSlot(_ entry: Entry) -> Int { Files.baseName(entry.path).hasPrefix("slot-") ? 1 : 0 }
+        return (entries + SnapshotSlots.entries(directory)).sorted { ($0.sequence, isSlot($0)) < ($1.sequence, isSlot($1)) }
+    }
+
     /// Rolls `store` forward when a newer snapshot than its last commit is kept. Returns a sentence
     /// for the log when it did, nil when the store was current. The undo history is cleared then:
     /// its newest steps were in the lost commits, and the older ones would undo from a state the
@@ -18,10 +26,10 @@ extension SnapshotKeeper {
         } else {
             // No commit named a snapshot: a store from before sequences, current when it names the
             // newest kept state, or a new store whose first commits the power cut took.
-            guard let newest = entries.last, try store.meta("snapshot_state") != newest.stateHash else { return nil }
+            guard let newest = recoverable.last, try store.meta("snapshot_state") != newest.stateHash else { return nil }
             committed = 0
         }
-        for entry in entries.reversed() where entry.sequence > committed {
+        for entry in recoverable.reversed() where entry.sequence > committed {
             // A snapshot that does not verify was never acknowledged: the next older one is tried.
             guard let state = try? state(of: entry) else { continue }
             try store.database.execute("DELETE FROM \(UndoHistory.table)")
