@@ -13,7 +13,7 @@ func flushCount() -> Int? {
 }
 
 /// Times `count` runs of `body` and counts the flushes they made.
-func timedWithFlushes(_ count: Int, _ body: (Int) throws -> Void) rethrows -> (samples: [Double], flushes: Double?) {
+func timedWithFlushes(_ count: Int, changesEach: Int = 1, _ body: (Int) throws -> Void) rethrows -> (samples: [Double], flushes: Double?) {
     let before = flushCount()
     var index = 0
     let samples = try timed(count) {
@@ -21,7 +21,7 @@ func timedWithFlushes(_ count: Int, _ body: (Int) throws -> Void) rethrows -> (s
         index += 1
     }
     guard let before, let after = flushCount() else { return (samples, nil) }
-    return (samples, Double(after - before) / Double(count))
+    return (samples, Double(after - before) / Double(count * changesEach))
 }
 
 func measureChangeKinds(_ tracker: Tracker, now: Int64, add: (String, String, [Double]) -> Void) throws {
@@ -55,7 +55,7 @@ func measureChangeKinds(_ tracker: Tracker, now: Int64, add: (String, String, [D
         if try tracker.status().state == .running { try tracker.pause() } else { try tracker.resume() }
     })
     row("StartProject (switch)", try timedWithFlushes(40) { i in try tracker.startProject(i % 2 == 0 ? "Bench B" : "Bench A") })
-    row("StartProject then Stop (two changes)", try timedWithFlushes(20) { _ in
+    row("StartProject then Stop (two changes)", try timedWithFlushes(20, changesEach: 2) { _ in
         try tracker.startProject("Bench A")
         _ = try tracker.stop()
     })
