@@ -1,3 +1,4 @@
+import DBusKit
 import Foundation
 import TestSupport
 import TimeCore
@@ -42,7 +43,10 @@ final class CrashStateTests: XCTestCase {
     }
 
     /// Replays the run and checks `budget` crash states; stops at the first `stopAfter` failures.
-    func explore(_ run: RecordedRun, budget: Int, seed: UInt64, scratch: String, stopAfter: Int = 1) throws -> Outcome {
+    /// `judge` says whether a recovered state is allowed after the last acknowledgment (nil: none yet);
+    /// by default: its fingerprint is the last acknowledged one or a later one.
+    func explore(_ run: RecordedRun, budget: Int, seed: UInt64, scratch: String, stopAfter: Int = 1,
+                 judge: ((DataState, Int?) -> Bool)? = nil) throws -> Outcome {
         var random = SeededGenerator(seed: seed)
         var outcome = Outcome()
         let points = run.operations.count + 1
@@ -67,7 +71,8 @@ final class CrashStateTests: XCTestCase {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
                 var stateRandom = SeededGenerator(seed: seed &+ UInt64(stateNumber) &* 0x9E37_79B9)
                 try model.materialize(choice, into: directory, using: &stateRandom)
-                var problem = check(directory: directory + "/data", allowed: run.allowedStates(after: point))
+                var problem = check(directory: directory + "/data", allowed: run.allowedStates(after: point),
+                                    judge: judge.map { judge in { judge($0, run.acknowledgments.lastIndex { $0.afterOperations <= point }) } })
                 if problem != nil, let found = recoveredFingerprint {
                     let match = run.acknowledgments.firstIndex { $0.fingerprint == found }
                     problem! += match.map { " (it holds acknowledged change \($0))" } ?? " (a state never acknowledged)"
@@ -92,7 +97,7 @@ final class CrashStateTests: XCTestCase {
     /// The fingerprint of the state the last check opened to.
     var recoveredFingerprint: String?
 
-    func check(directory: String, allowed: Set<String>?) -> String? {
+    func check(directory: String, allowed: Set<String>?, judge: ((DataState) -> Bool)? = nil) -> String? {
         recoveredFingerprint = nil
         let home: DataHome
         do { home = try DataHome(directory: directory) } catch { return "the agent could not start: \(error)" }
@@ -100,6 +105,7 @@ final class CrashStateTests: XCTestCase {
         if home.status.state == .readOnly { return "it opened read-only: \(home.status.message)" }
         guard let state = try? DataState(store: home.tracker.store) else { return "the recovered store could not be read" }
         recoveredFingerprint = state.fingerprint
+        if let judge { return judge(state) ? nil : "it opened to a state that lost an acknowledged change" }
         return allowed.contains(state.fingerprint) ? nil : "it opened to a state older than the last acknowledged one (or never acknowledged)"
     }
 
@@ -124,6 +130,58 @@ final class CrashStateTests: XCTestCase {
         let outcome = try explore(run, budget: 400, seed: seed, scratch: scratch.path)
         print("planted fault (\(CrashStateTests.plantedFault) never flushed): \(outcome.checked) crash states checked, first failure: \(outcome.failures.first ?? "none"), seed=\(seed)")
         XCTAssertFalse(outcome.failures.isEmpty, "the explorer must catch a write path that skips a flush (seed \(seed))")
+    }
+
+    /// The agent's write path end to end: time-agent under the recorder on a private bus, changes
+    /// over D-Bus (a category added each round, between timer changes), each acknowledged when its
+    /// reply arrived, then a clean stop. A recovered state must hold every acknowledged category.
+    func testEveryCrashStateOfTheAgentWritePathKeepsWhatWasAcknowledged() throws {
+        let seed = CrashStateTests.seed
+        let rounds = CrashStateTests.size("TIME_CRASH_CHANGES", 30) / 3, budget = CrashStateTests.size("TIME_CRASH_STATES", 400) / 2
+        let scratch = TemporaryDirectory("time-crash-agent")
+        let root = scratch.path + "/disk", log = scratch.path + "/operations.log"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let agent = try AgentProcess(bus: bus, dataDirectory: root + "/data", environment: [
+            "LD_PRELOAD": Products.directory + "/libtime-crash-recorder.so", "TIME_CRASH_ROOT": root, "TIME_CRASH_LOG": log,
+        ])
+        let client = try bus.connect()
+        let acks = open(log, O_WRONLY | O_APPEND | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(acks, 0)
+        var acknowledged = 0
+        func acknowledge(categories: Int) {
+            let line = Array("A \(acknowledged) categories=\(categories)\n".utf8)
+            _ = line.withUnsafeBytes { write(acks, $0.baseAddress, $0.count) }
+            acknowledged += 1
+        }
+        do {
+            defer { client.close(); close(acks) }
+            try client.agent("CreateProject", [.string("Writing"), .string(""), .string("")])
+            acknowledge(categories: 0)
+            for round in 0..<rounds {
+                try client.agent("AddCategory", [.string("C\(round)")])
+                acknowledge(categories: round + 1)
+                let timer: [(String, [DBusValue])] = round % 2 == 0 ? [("StartProject", [.string("Writing")]), ("Pause", [])]
+                                                                    : [("Resume", []), ("Stop", [])]
+                for (method, arguments) in timer {
+                    try client.agent(method, arguments)
+                    acknowledge(categories: round + 1)
+                }
+            }
+        }
+        agent.terminate()
+        let run = try RecordedRun(log: log, root: root)
+        let outcome = try explore(run, budget: budget, seed: seed, scratch: scratch.path) { state, last in
+            guard let last else { return true }
+            let acked = Int(run.acknowledgments[last].fingerprint.split(separator: "=").last ?? "") ?? 0
+            let names = Set(state.categories.map(\.name).filter { $0.hasPrefix("C") })
+            // Every acknowledged category, and the later ones only in the order they were added.
+            return names.count >= acked && names == Set((0..<names.count).map { "C\($0)" })
+        }
+        print("crash states (agent): \(outcome.checked) checked after \(run.operations.count) file operations and \(run.acknowledgments.count) acknowledged changes, seed=\(seed) (replay with TIME_CRASH_SEED=\(seed))")
+        XCTAssertEqual(outcome.failures, [], "seed \(seed)")
+        if outcome.failures.isEmpty { scratch.remove() }
     }
 
     /// Opens one kept crash state (TIME_CRASH_OPEN=folder) and says what the recovery did.
