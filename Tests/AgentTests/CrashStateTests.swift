@@ -50,22 +50,24 @@ final class CrashStateTests: XCTestCase {
         var random = SeededGenerator(seed: seed)
         var outcome = Outcome()
         let points = run.operations.count + 1
-        // Crash points: after every operation when the budget allows several states each, else a sample.
-        let perPoint = max(1, budget / points)
-        var chosen = Set(0..<points)
-        if budget < points {
-            chosen = []
-            while chosen.count < budget { chosen.insert(Int.random(in: 0..<points, using: &random)) }
-        }
+        // How many states each crash point gets: the budget spread evenly, the rest on random points.
+        var statesAt = [Int](repeating: budget / points, count: points)
+        for _ in 0..<(budget % points) { statesAt[Int.random(in: 0..<points, using: &random)] += 1 }
         var model = CrashModel()
         var stateNumber = 0
         for point in 0..<points {
             if point > 0 { model.replay(run.operations[point - 1]) }
-            guard chosen.contains(point) else { continue }
-            let choices: [CrashModel.Choice] = model.hasPending
-                ? (0..<perPoint).map { $0 == 0 ? .flushedOnly : $0 == 1 ? .everything : .random }
-                : [.everything]
-            for choice in (budget < points && model.hasPending ? [[.flushedOnly, .everything, .random][Int.random(in: 0..<3, using: &random)]] : choices) {
+            guard statesAt[point] > 0 else { continue }
+            // Where a crash has one outcome, one state; else the two extremes when there is room,
+            // and random subsets (unflushed writes kept, lost, reordered or torn) for the rest.
+            let count = model.hasPending ? statesAt[point] : 1
+            let choices: [CrashModel.Choice] = (0..<count).map { k in
+                if count >= 3 && k == 0 { return .flushedOnly }
+                if count >= 3 && k == 1 { return .everything }
+                let roll = Int.random(in: 0..<10, using: &random)
+                return roll < 2 ? .flushedOnly : roll < 3 ? .everything : .random
+            }
+            for choice in choices {
                 stateNumber += 1
                 let directory = scratch + "/state-\(stateNumber)"
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
