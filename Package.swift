@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "time-agent", targets: ["time-agent"]),
         .executable(name: "timectl", targets: ["timectl"]),
+        // Loaded with LD_PRELOAD by the crash-state tests: records every file operation under a folder.
+        .library(name: "time-crash-recorder", type: .dynamic, targets: ["CrashRecorder"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -47,6 +49,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
         // A fake logind (system bus) and Mutter IdleMonitor (session bus) for the away tests.
         .executableTarget(name: "time-fake-desktop", dependencies: ["DBusKit", "CGLib"], path: "Tests/FakeDesktop"),
+
+        .target(name: "CrashRecorder", path: "Tests/CrashRecorder", linkerSettings: [.linkedLibrary("dl")]),
 
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusCore", "DBusKit", "TestSupport"]),

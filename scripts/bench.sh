@@ -10,6 +10,9 @@
 # Sync rows: 10,000 records of another device merged into that history, a local change with sync
 # on against off (goal 1.2×), and the idle agent's wake-ups with sync on (goal 0).
 # then timectl toggle/start/stop/status side by side with dbus-send (scripts/bench-timectl.sh).
+# Every kind of change is timed in the core with the flushes it makes (counted by the crash
+# recorder), beside the floor (one in-place fdatasync of 4 KiB, one D-Bus round trip) and the
+# start-up that rolls a store forward after a power cut took its last commits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -28,10 +31,12 @@ for argument in "$@"; do
 done
 swift build -c "$configuration" --product time-agent >&2
 swift build -c "$configuration" --product time-bench >&2
+swift build -c "$configuration" --product time-crash-recorder >&2
 bin="$(swift build -c "$configuration" --show-bin-path)"
 work="$(mktemp -d /tmp/time-bench.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 [ "$configuration" = debug ] && say "(debug build: timings are slower than a release build's)"
-"$bin/time-bench" --work "$work" "${arguments[@]}"
+# The crash recorder, loaded without a log, counts the flushes under the work folder ("flushes per change").
+LD_PRELOAD="$bin/libtime-crash-recorder.so" TIME_CRASH_ROOT="$work" "$bin/time-bench" --work "$work" "${arguments[@]}"
 # timectl as whole processes against dbus-send (not in the --json output).
 [[ " ${arguments[*]:-} " == *" --json "* ]] || scripts/bench-timectl.sh "$configuration" "$([[ " ${arguments[*]:-} " == *" --quick "* ]] && echo --quick)"

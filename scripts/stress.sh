@@ -4,7 +4,8 @@
 # the agent under load, dying and hung notification servers, session-bus restarts, and 20,000
 # hostile D-Bus calls with integrity checks of the store. Every size can be overridden from the
 # environment (TIME_STRESS_CALLS, _CLIENTS, _KILLS, _FAULT_CLIENTS, _NOTIFY_CALLS,
-# _BUS_RESTARTS, _FUZZ_CALLS); TIME_STRESS_SEED replays a run. Pass --no-build when the tests
+# _BUS_RESTARTS, _FUZZ_CALLS); TIME_STRESS_SEED replays a run. Then the crash-state explorer's long
+# form (TIME_CRASH_CHANGES, TIME_CRASH_STATES; TIME_CRASH_SEED, by default the same seed). Pass --no-build when the tests
 # are already built. Ends with the counts of each part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,9 +37,21 @@ swift test --skip-build --filter ReliabilityTests 2>&1 | tee "$log" \
 status=${PIPESTATUS[0]}
 set -e
 
+# The crash-state explorer, long form: more changes, thousands of power-cut states (CrashStateTests).
+export TIME_CRASH_CHANGES="${TIME_CRASH_CHANGES:-100}" TIME_CRASH_STATES="${TIME_CRASH_STATES:-5000}"
+export TIME_CRASH_SEED="${TIME_CRASH_SEED:-$TIME_STRESS_SEED}"
+say "== Crash states, long form ($TIME_CRASH_STATES states after $TIME_CRASH_CHANGES changes, seed $TIME_CRASH_SEED)"
+set +e
+swift test --skip-build --filter CrashStateTests 2>&1 | tee -a "$log" \
+    | grep --line-buffered -vE "^Test Case '.*' started|^Test Suite '.*' started"
+crash_status=${PIPESTATUS[0]}
+set -e
+[ "$status" -ne 0 ] || status=$crash_status
+
 say ""
 say "== Reliability summary ($(( $(date +%s) - started )) s, seed $TIME_STRESS_SEED)"
 grep -E '^reliability: [a-z-]+: [a-z_]+=' "$log" | grep -v ': seed=' >&2 || say "(no summary lines: see $log)"
+grep -E '^(crash states|planted fault)' "$log" >&2 || true
 if [ "$status" -ne 0 ]; then
     say "FAILED (replay with TIME_STRESS_SEED=$TIME_STRESS_SEED; full log: $log)"
     exit "$status"

@@ -585,6 +585,8 @@ final class DataSafetyTests: XCTestCase {
         bytes[bytes.count / 2] ^= 0x01
         try Files.writeDurably(bytes, to: newest)
         XCTAssertThrowsError(try SnapshotKeeper.state(at: newest))
+        // The slots hold the newest state too (the durable record of each change): gone as well.
+        for index in 0..<2 { Files.remove(folder.snapshots + "/slot-\(index).snapshot") }
         try Files.writeDurably([UInt8](repeating: 1, count: 4096), to: folder.store)
         for suffix in ["-wal", "-shm"] { Files.remove(folder.store + suffix) }
         let home = try open()
@@ -647,6 +649,8 @@ final class DataSafetyTests: XCTestCase {
         let text = String(decoding: try Files.read(newest), as: UTF8.self).replacingOccurrences(
             of: "\"schemaVersion\":\(SnapshotFormat.currentVersion)", with: "\"schemaVersion\":\(SnapshotFormat.currentVersion + 1)")
         try Files.writeDurably(Array(text.utf8), to: newest)
+        // The slots hold the newest state too (the durable record of each change): gone as well.
+        for index in 0..<2 { Files.remove(folder.snapshots + "/slot-\(index).snapshot") }
         try Files.writeDurably([UInt8](repeating: 9, count: 4096), to: folder.store)
         for suffix in ["-wal", "-shm"] { Files.remove(folder.store + suffix) }
         let home = try open()

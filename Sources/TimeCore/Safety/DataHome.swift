@@ -110,7 +110,7 @@ public final class DataHome {
         // 3. Recovery: the newest snapshot that restores and compares equal.
         if let archive { RawArchiver.putBack(archive: archive, store: store) }
         var tried: [String] = []
-        for entry in keeper.entries.reversed() {
+        for entry in keeper.recoverable.reversed() {
             let state: DataState
             do {
                 state = try keeper.state(of: entry)
@@ -144,7 +144,9 @@ public final class DataHome {
 
     private static func openTracker(_ store: @autoclosure () throws -> Store, keeper: SnapshotKeeper, clock: Clock,
                                     warnings: inout [String]) throws -> Tracker {
-        let tracker = try Tracker(store: store(), clock: clock)
+        let opened = try store()
+        if let rolled = try keeper.rollForward(opened) { warnings.append(rolled) }
+        let tracker = try Tracker(store: opened, clock: clock)
         keeper.attach(to: tracker.store)
         tracker.recorder = keeper
         if !keeper.isAttached {
@@ -207,7 +209,7 @@ public final class DataHome {
 extension SnapshotKeeper.Entry {
     /// When the snapshot was written, from its header.
     func createdAt(default fallback: Int64) -> Int64 {
-        (try? SnapshotFormat.read(Files.read(path)))?.createdAt ?? fallback
+        (try? SnapshotFormat.read(SnapshotSlots.snapshotBytes(at: path)))?.createdAt ?? fallback
     }
 }
 

@@ -81,11 +81,18 @@ public enum Files {
     }
 
     /// Creates a directory (and its parents) private to the user, and tightens an existing one.
+    /// A folder made here is made durable (its parent is flushed): otherwise a power cut could
+    /// take the new folder, and every file acknowledged in it, away (the crash-state tests).
     public static func makePrivateDirectory(_ path: String) throws {
         var built = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
+            let parent = built.isEmpty ? "/" : built
             built += "/" + component
-            if mkdir(built, 0o700) != 0 && errno != EEXIST { throw FileError("create the folder", built) }
+            if mkdir(built, 0o700) == 0 {
+                try syncDirectory(parent)
+            } else if errno != EEXIST {
+                throw FileError("create the folder", built)
+            }
         }
         guard kind(path) == .directory else { throw FileError("use as a folder", path, code: ENOTDIR) }
         if chmod(path, 0o700) != 0 { throw FileError("set permissions of", path) }
@@ -144,7 +151,9 @@ public enum Files {
     ///
     /// `prepared` is a temporary file created ahead of time (see `PreparedFile`): creating a file
     /// costs a journal commit of its own, which is then off the path of the change.
-    public static func writeDurably(_ bytes: [UInt8], to path: String, syncFolder: Bool = true, prepared: PreparedFile? = nil) throws {
+    /// `flush: false` leaves out the fsync (for a file another one makes durable: a snapshot slot).
+    public static func writeDurably(_ bytes: [UInt8], to path: String, syncFolder: Bool = true, prepared: PreparedFile? = nil,
+                                    flush: Bool = true) throws {
         if let code = injectedWriteFailure { throw FileError("write", path, code: code) }
         let temporary: String
         let fd: Int32
@@ -171,15 +180,16 @@ public enum Files {
             }
         }
         if failure == nil && ftruncate(fd, off_t(bytes.count)) != 0 { failure = FileError("truncate", temporary) }
-        try settle(fd, temporary, as: path, failure: failure, syncFolder: syncFolder)
+        try settle(fd, temporary, as: path, failure: failure, syncFolder: syncFolder, flush: flush)
         guard same(try read(path), bytes) else { throw FileError("verify", path, code: EIO) }
     }
 
     /// The end of a durable write: fsync and close the temporary file, rename it over `path`
     /// and fsync the folder; on any failure (also one before) the temporary file is removed.
-    private static func settle(_ fd: Int32, _ temporary: String, as path: String, failure: FileError?, syncFolder: Bool) throws {
+    private static func settle(_ fd: Int32, _ temporary: String, as path: String, failure: FileError?, syncFolder: Bool,
+                               flush: Bool = true) throws {
         var failure = failure
-        if failure == nil && fsync(fd) != 0 { failure = FileError("flush to disk", temporary) }
+        if failure == nil && flush && fsync(fd) != 0 { failure = FileError("flush to disk", temporary) }
         if close(fd) != 0 && failure == nil { failure = FileError("close", temporary) }
         if let failure {
             unlink(temporary)

@@ -76,12 +76,19 @@ public final class SnapshotKeeper: ChangeRecorder {
         var previousInlineDay: String?
         var writtenFiles: [String]
         var renamed: (from: String, to: String)?
+        var slotWritten: (previous: Int, now: Int)?
     }
     private var pending: Pending?
 
     /// Temporary files for the next snapshot and the next chunk, created after each change.
     private let nextSnapshotFile: PreparedFile
     private let nextChunkFile: PreparedFile
+    /// The durable record of each change (SnapshotSlots): one in-place write and one flush.
+    private let slots: SnapshotSlots
+    /// The highest sequence number used so far (kept files and slots), never reused; and the
+    /// one whose snapshot the slots hold durably.
+    private var lastSequence = 0
+    private var durableSequence = 0
 
     public init(directory: String, clock: Clock) throws {
         self.directory = directory
@@ -91,6 +98,9 @@ public final class SnapshotKeeper: ChangeRecorder {
         entries = SnapshotKeeper.scan(directory)
         nextSnapshotFile = PreparedFile(path: directory + "/next-state.tmp")
         nextChunkFile = PreparedFile(path: directory + "/next-chunk.tmp")
+        slots = try SnapshotSlots(directory: directory)
+        durableSequence = SnapshotSlots.entries(directory).last?.sequence ?? 0
+        lastSequence = max(entries.last?.sequence ?? 0, durableSequence)
     }
 
     /// The chunk a month's sessions are kept in: the month itself in the current UTC year, the
@@ -128,11 +138,16 @@ public final class SnapshotKeeper: ChangeRecorder {
 
     /// Reads and fully verifies one snapshot: its checksum, every chunk it refers to, every record.
     public func state(of entry: Entry) throws -> DataState {
-        try SnapshotKeeper.state(at: entry.path)
+        // A kept file is not flushed (the slot is the durable record): after a power cut its name
+        // may hold a recycled file's older bytes, whole and checksummed. Those are not its state.
+        let header = try SnapshotFormat.read(try SnapshotSlots.snapshotBytes(at: entry.path))
+        // (Names that carry no hash, as hand-made fixtures' do, are not compared.)
+        guard header.stateHash == entry.stateHash || entry.stateHash.count != 64 else { throw SnapshotFormat.Failure.checksumMismatch }
+        return try SnapshotKeeper.state(at: entry.path)
     }
 
     public static func state(at path: String) throws -> DataState {
-        let header = try SnapshotFormat.read(try Files.read(path))
+        let header = try SnapshotFormat.read(try SnapshotSlots.snapshotBytes(at: path))
         let payload = try SnapshotFormat.migrate(header.payload, from: header.version)
         let folder = Files.directoryName(path)
         return try SnapshotFormat.state(from: payload) { hash in
@@ -239,7 +254,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             chunkListCache = nil
         }
         if !periods.isEmpty { chunkListCache = nil }
-        var wroteAnything = false
+        var wroteChunk = false
         for period in periods.sorted() {
             // A past year's chunk replaces the month chunks it was kept in while it was current.
             if !period.contains("-") {
@@ -262,7 +277,7 @@ public final class SnapshotKeeper: ChangeRecorder {
                 try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextChunkFile)
                 if existed { state.writtenFiles.append(path) }
                 pending = state
-                wroteAnything = true
+                wroteChunk = true
             }
             chunks[period] = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: sessions.count)
         }
@@ -276,7 +291,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             away: SnapshotFormat.awayJSON(try store.awayState()),
             dataID: try store.meta("data_id") ?? "")
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
-        let sequence = (entries.last?.sequence ?? 0) + 1
+        let sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
 
         if entries.last?.stateHash == stateHash {
@@ -289,17 +304,26 @@ public final class SnapshotKeeper: ChangeRecorder {
             state.renamed = (old.path, path)
             pending = state
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
-            wroteAnything = true
         } else {
             // (Also when the kept file of this state no longer verifies: the new one is newer.)
             state.writtenFiles.append(path)
             pending = state
-            try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextSnapshotFile)
+            // Not flushed: the slot below is the durable record; this file keeps the state among the 20.
+            try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextSnapshotFile, flush: false)
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
-            wroteAnything = true
         }
-        if wroteAnything { try Files.syncDirectory(directory) }
+        if let newest = entries.last, newest.sequence != durableSequence {
+            // The chunks the snapshot names are durable before it is: new names need the folder flushed.
+            if wroteChunk { try Files.syncDirectory(directory) }
+            lastSequence = max(lastSequence, newest.sequence)
+            state.slotWritten = (previous: durableSequence, now: newest.sequence)
+            pending = state
+            try slots.write(bytes, sequence: newest.sequence)
+            durableSequence = newest.sequence
+        }
         try store.setMeta("snapshot_state", stateHash)
+        // Which kept snapshot this commit goes with: a start-up that finds a newer one rolls forward.
+        try store.setMeta(SnapshotKeeper.sequenceKey, String(entries.last?.sequence ?? 0))
         pending = state
     }
 
@@ -329,6 +353,12 @@ public final class SnapshotKeeper: ChangeRecorder {
         guard let undone = pending else { return }
         pending = nil
         if let renamed = undone.renamed { try? Files.move(renamed.to, to: renamed.from) }
+        if let slot = undone.slotWritten {
+            // The slot must not bring back a change that was refused: it is voided, and the
+            // other slot (the state before) counts again.
+            slots.void(sequence: slot.now)
+            durableSequence = slot.previous
+        }
         for path in undone.writtenFiles { unlink(path) }
         chunks = undone.previousChunks
         chunkListCache = nil
@@ -373,7 +403,7 @@ public final class SnapshotKeeper: ChangeRecorder {
 
     /// Writes `state` into an empty store, keeping every id, and reads it back to compare
     /// record by record and relationship by relationship.
-    public static func restore(_ state: DataState, into store: Store, stateHash: String?) throws {
+    public static func restore(_ state: DataState, into store: Store, stateHash: String?, sequence: Int? = nil) throws {
         let state = state.withGlobalIDs()
         let problems = state.relationshipProblems()
         guard problems.isEmpty else { throw RestoreFailure.inconsistent(problems.joined(separator: "; ")) }
@@ -387,6 +417,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             try store.restoreAway(state.away)
             if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
             if let stateHash { try store.setMeta("snapshot_state", stateHash) }
+            if let sequence { try store.setMeta(sequenceKey, String(sequence)) }
             try store.commit()
         } catch {
             store.rollback()

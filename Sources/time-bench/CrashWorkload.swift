@@ -1,0 +1,71 @@
+import Glibc
+import TimeCore
+
+// The write path the crash-state tests record (Tests/AgentTests/CrashStateTests.swift):
+//   time-bench --crash-workload FOLDER ACKS CHANGES
+// opens the data folder and makes CHANGES changes of every kind through the change gate. After
+// each one has returned (been acknowledged) it appends "A <n> <fingerprint of the state>" to ACKS,
+// which is also the crash recorder's log, so each acknowledgment sits between the file operations.
+
+func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
+    let log = open(acks, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    guard log >= 0 else {
+        printError("cannot open \(acks)")
+        return 1
+    }
+    defer { close(log) }
+    var acknowledged = 0
+    func acknowledge(_ tracker: Tracker) throws {
+        let line = Array("A \(acknowledged) \(try DataState(store: tracker.store).fingerprint)\n".utf8)
+        _ = line.withUnsafeBytes { write(log, $0.baseAddress, $0.count) }
+        acknowledged += 1
+    }
+    do {
+        let home = try DataHome(directory: folder)
+        let tracker = home.tracker
+        try acknowledge(tracker)
+        let now = Int64(time(nil))
+        let year: Int64 = 365 * 86400
+        try tracker.addCategory("Work")
+        try acknowledge(tracker)
+        _ = try tracker.createProject(name: "Writing", color: "#3366cc", category: "Work")
+        try acknowledge(tracker)
+        var round = 0
+        var failedInARow = 0
+        while acknowledged <= changes && failedInARow < 40 {
+            // One round touches every kind of change: the timer, sessions years back, a rename, a category.
+            let r = round
+            let steps: [() throws -> Void] = [
+                { try tracker.addCategory("Leisure \(r)") },
+                { _ = try tracker.createProject(name: "Reading \(r)", color: "", category: "Leisure \(r)") },
+                { _ = try tracker.startProject(r == 0 ? "Writing" : "Reading \(r)") },
+                { try tracker.addSession(project: 1, start: now - 3 * year - Int64(r) * 86400, duration: "30m", note: "years back") },
+                { try tracker.pause() },
+                { try tracker.resume() },
+                { try tracker.setNote(session: 1, note: "edited years later \(r)") },
+                { try tracker.editSession(id: 1, changes: SessionChanges(duration: "\(40 + r)m")) },
+                { _ = try tracker.stop() },
+                { try tracker.updateProject(id: 1, changes: ProjectChanges(name: "Writing \(r)")) },
+                { try tracker.updateProject(id: 1, changes: ProjectChanges(name: "Writing")) },
+                { try tracker.addSession(project: 1, start: now - 40 * 86400, duration: "1h", note: "") },
+                { try tracker.deleteSession(id: try tracker.sessions(project: 1, from: now - 41 * 86400, to: now - 39 * 86400).first?.id ?? 0) },
+                { try tracker.deleteCategory("Leisure \(r)") },
+            ]
+            for step in steps where acknowledged <= changes {
+                do { try step() } catch {
+                    // A step that does not apply now is refused and changes nothing; a storage failure ends the run.
+                    if case TrackerError.storageFailure = error { throw error }
+                    failedInARow += 1
+                    continue
+                }
+                failedInARow = 0
+                try acknowledge(tracker)
+            }
+            round += 1
+        }
+        return 0
+    } catch {
+        printError("crash workload: \(error)")
+        return 1
+    }
+}
