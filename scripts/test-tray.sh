@@ -46,20 +46,7 @@ cleanup() {
 trap cleanup EXIT
 fail() { say "tray check failed: $*"; for log in "$work"/*.log "$work"/*/*.log; do [ -f "$log" ] && { say "--- $log"; tail -n 20 "$log" >&2; }; done; exit 1; }
 
-# Polls a command until it succeeds (at most $1 seconds).
-wait_until() {
-    local seconds="$1"; shift
-    local deadline=$((SECONDS + seconds))
-    until "$@" >/dev/null 2>&1; do
-        [ "$SECONDS" -lt "$deadline" ] || return 1
-        sleep 0.2
-    done
-}
-
-has_owner() {
-    dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-        org.freedesktop.DBus.NameHasOwner "string:$1" | grep -q "boolean true"
-}
+. scripts/bus-waits.sh
 registered_items() {
     dbus-send --session --print-reply --dest=org.kde.StatusNotifierWatcher /StatusNotifierWatcher \
         org.freedesktop.DBus.Properties.Get string:org.kde.StatusNotifierWatcher string:RegisteredStatusNotifierItems
@@ -192,6 +179,7 @@ default_border none
 xwayland disable
 SWAY
 cp scripts/tray-waybar-session.sh "$sway_dir/session.sh"
+cp scripts/bus-waits.sh "$sway_dir/bus-waits.sh"
 if [ "$(id -u)" -eq 0 ]; then
     user="timetray$$"
     useradd --no-create-home --home-dir "$sway_dir/home" --shell /usr/sbin/nologin "$user"

@@ -13,18 +13,8 @@ cleanup() {
 trap cleanup EXIT
 say() { printf '%s\n' "$*" >&2; }
 fail() { say "waybar check failed: $*"; for log in "$dir"/*.log; do say "--- $log"; tail -n 15 "$log" >&2; done; exit 1; }
-wait_until() {
-    local seconds="$1"; shift
-    local deadline=$((SECONDS + seconds))
-    until "$@" >/dev/null 2>&1; do
-        [ "$SECONDS" -lt "$deadline" ] || return 1
-        sleep 0.2
-    done
-}
-has_owner() {
-    dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-        org.freedesktop.DBus.NameHasOwner "string:$1" | grep -q "boolean true"
-}
+# shellcheck source=scripts/bus-waits.sh
+. "$(dirname "$0")/bus-waits.sh"
 is_registered() {
     dbus-send --session --print-reply --dest=org.kde.StatusNotifierWatcher /StatusNotifierWatcher \
         org.freedesktop.DBus.Properties.Get string:org.kde.StatusNotifierWatcher string:RegisteredStatusNotifierItems \
