@@ -367,24 +367,25 @@ final class NotifierWorker: @unchecked Sendable {
     }
 
     private func applyReminder(summary: String, body: String, caps: Set<String>) {
-        let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
-        let n = notification(reusing: reminderNote, summary: summary, body: text)
-        reminderNote = n
-        setCommonHints(n, category: NotifierText.reminderCategory)
-        notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
-        notify_notification_set_timeout(n, 0)
-        setActions(n, NotifierText.reminderActions(capabilities: caps))
-        _ = show(n)
+        applyLasting(&reminderNote, summary: summary, body: body, category: NotifierText.reminderCategory,
+                     actions: NotifierText.reminderActions(capabilities: caps), caps: caps)
     }
 
     private func applyAway(id: Int64, summary: String, body: String, stopLabel: String, caps: Set<String>) {
+        applyLasting(&awayNote, summary: summary, body: body, category: NotifierText.awayCategory,
+                     actions: NotifierText.awayActions(id: id, stopLabel: stopLabel, capabilities: caps), caps: caps)
+    }
+
+    /// A notification that stays until answered or dismissed, changed in place while it is shown.
+    private func applyLasting(_ note: inout UnsafeMutablePointer<NotifyNotification>?, summary: String, body: String,
+                              category: String, actions: [NotificationActionSpec], caps: Set<String>) {
         let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
-        let n = notification(reusing: awayNote, summary: summary, body: text)
-        awayNote = n
-        setCommonHints(n, category: NotifierText.awayCategory)
+        let n = notification(reusing: note, summary: summary, body: text)
+        note = n
+        setCommonHints(n, category: category)
         notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
-        notify_notification_set_timeout(n, 0) // stays until answered or dismissed
-        setActions(n, NotifierText.awayActions(id: id, stopLabel: stopLabel, capabilities: caps))
+        notify_notification_set_timeout(n, 0)
+        setActions(n, actions)
         _ = show(n)
     }
 
@@ -516,19 +517,13 @@ final class NotifierWorker: @unchecked Sendable {
         if let n = timerNote, gpointer(n) == p {
             timerNote = nil
             appliedTimer = nil
-            g_signal_handlers_disconnect_matched(p, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
-                                                 Unmanaged.passUnretained(self).toOpaque())
-            g_object_unref(n)
+            forget(n)
         } else if let n = awayNote, gpointer(n) == p {
             awayNote = nil
-            g_signal_handlers_disconnect_matched(p, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
-                                                 Unmanaged.passUnretained(self).toOpaque())
-            g_object_unref(n)
+            forget(n)
         } else if let n = reminderNote, gpointer(n) == p {
             reminderNote = nil
-            g_signal_handlers_disconnect_matched(p, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
-                                                 Unmanaged.passUnretained(self).toOpaque())
-            g_object_unref(n)
+            forget(n)
         } else if let n = undoNote, gpointer(n) == p {
             undoNote = nil
             forget(n)
