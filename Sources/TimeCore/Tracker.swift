@@ -470,20 +470,3 @@ public final class Tracker {
         }
     }
 }
-
-extension Tracker {
-    /// Adds many completed sessions as one change (one snapshot): importing a history.
-    /// Each must be completed, in the past, and belong to an existing project.
-    @discardableResult
-    public func importSessions(_ sessions: [WorkSession]) throws -> [SessionID] {
-        for session in sessions {
-            _ = try project(withID: session.projectID)
-            guard let end = session.end, end >= session.start, end <= clock.now() else {
-                throw TrackerError.invalidArgument("Only completed past sessions can be imported (session starting \(session.start)).")
-            }
-        }
-        return try change {
-            try sessions.map { try store.insertSession($0) }
-        }
-    }
-}
