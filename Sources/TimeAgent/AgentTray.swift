@@ -24,6 +24,8 @@ final class AgentTray {
     private let minuteLength: Int64
     private var tickSource: UInt32 = 0
     private var status: TimerStatus?
+    /// The item shows an older state than `status` (changes while no host was registered).
+    private var stale = true
 
     init(service: AgentService, minuteLength: Int64 = 60) {
         self.service = service
@@ -37,8 +39,9 @@ final class AgentTray {
         }
         item.onHostChange = { [unowned self] present in
             Log.debug(present ? "a tray host is on the bus; the item is registered" : "no tray host on the bus")
-            self.scheduleTick()
+            self.refresh(try? self.service.tracker.status())
         }
+        item.beforeRead = { [unowned self] in if self.stale { self.draw() } }
         fillSections()
     }
 
@@ -54,6 +57,14 @@ final class AgentTray {
     /// After every change (and on each tick): the whole picture, of which only what differs is sent.
     func refresh(_ status: TimerStatus?) {
         self.status = status
+        // With no host nobody sees the item: it is drawn when one appears (onHostChange) or when
+        // something reads it (beforeRead), so a change costs nothing here on a desktop without a tray.
+        guard item.hostPresent else { stale = true; cancelTick(); return }
+        draw()
+    }
+
+    private func draw() {
+        stale = false
         let now = service.tracker.clock.now()
         let today = (try? service.tracker.todayAndWeekSeconds().today) ?? 0
         let look = TrayLook(status: status, now: now, today: today)

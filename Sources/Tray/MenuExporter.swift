@@ -57,10 +57,14 @@ final class MenuExporter {
         call.afterReply = { previous?(); action() }
     }
 
+    /// Called before the menu is read or clicked (see `TrayItem.beforeRead`).
+    var beforeRead: (() -> Void)?
+
     var interface: Interface {
         Interface(name: Self.interfaceName, methods: [
             Method(name: "GetLayout", inArgs: [Argument("parentId", "i"), Argument("recursionDepth", "i"), Argument("propertyNames", "as")],
                    outArgs: [Argument("revision", "u"), Argument("layout", "(ia{sv}av)")]) { [unowned self] call in
+                self.beforeRead?()
                 let id = call.arguments[0].int32Value!, depth = call.arguments[1].int32Value!
                 let names = call.arguments[2].arrayValue!.compactMap(\.stringValue)
                 guard let layout = self.tree.layout(of: id, depth: depth, names: names) else { throw self.unknownItem(id) }
@@ -68,6 +72,7 @@ final class MenuExporter {
             },
             Method(name: "GetGroupProperties", inArgs: [Argument("ids", "ai"), Argument("propertyNames", "as")],
                    outArgs: [Argument("properties", "a(ia{sv})")]) { [unowned self] call in
+                self.beforeRead?()
                 var ids = call.arguments[0].arrayValue!.compactMap(\.int32Value)
                 if ids.isEmpty { ids = self.tree.nodes.keys.sorted() }
                 let names = call.arguments[1].arrayValue!.compactMap(\.stringValue)
@@ -78,6 +83,7 @@ final class MenuExporter {
             },
             Method(name: "GetProperty", inArgs: [Argument("id", "i"), Argument("name", "s")],
                    outArgs: [Argument("value", "v")]) { [unowned self] call in
+                self.beforeRead?()
                 let id = call.arguments[0].int32Value!, name = call.arguments[1].stringValue!
                 guard let value = self.tree.properties(of: id, names: [name])?[name] else {
                     throw BusError(name: BusError.invalidArgs, message: "Menu item \(id) has no property '\(name.prefix(40))'")
@@ -85,10 +91,12 @@ final class MenuExporter {
                 return [.variant(value)]
             },
             Method(name: "Event", inArgs: [Argument("id", "i"), Argument("eventId", "s"), Argument("data", "v"), Argument("timestamp", "u")]) { [unowned self] call in
+                self.beforeRead?()
                 try self.clicked(call.arguments[0].int32Value!, event: call.arguments[1].stringValue!, call: call)
                 return []
             },
             Method(name: "EventGroup", inArgs: [Argument("events", "a(isvu)")], outArgs: [Argument("idErrors", "ai")]) { [unowned self] call in
+                self.beforeRead?()
                 var errors: [DBusValue] = []
                 for event in call.arguments[0].arrayValue! {
                     guard case .structure(let fields) = event, let id = fields[0].int32Value, let name = fields[1].stringValue else { continue }
@@ -97,12 +105,14 @@ final class MenuExporter {
                 return [.array(elementSignature: "i", errors)]
             },
             Method(name: "AboutToShow", inArgs: [Argument("id", "i")], outArgs: [Argument("needUpdate", "b")]) { [unowned self] call in
+                self.beforeRead?()
                 let id = call.arguments[0].int32Value!
                 guard self.tree.nodes[id] != nil else { throw self.unknownItem(id) }
                 return [.bool(false)]
             },
             Method(name: "AboutToShowGroup", inArgs: [Argument("ids", "ai")],
                    outArgs: [Argument("updatesNeeded", "ai"), Argument("idErrors", "ai")]) { [unowned self] call in
+                self.beforeRead?()
                 let ids = call.arguments[0].arrayValue!.compactMap(\.int32Value)
                 let errors = ids.filter { self.tree.nodes[$0] == nil }.map { DBusValue.int32($0) }
                 return [.array(elementSignature: "i", []), .array(elementSignature: "i", errors)]

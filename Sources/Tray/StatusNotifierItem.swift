@@ -71,6 +71,8 @@ final class StatusNotifierObject {
     let id: String
     let menuPath: String
     private(set) var appearance: TrayAppearance
+    /// Called before a property is read (see `TrayItem.beforeRead`).
+    var beforeRead: (() -> Void)?
     private weak var connection: BusConnection?
     var onActivate: ((TrayActivation) -> Void)?
 
@@ -116,7 +118,10 @@ final class StatusNotifierObject {
     }
 
     private func live(_ name: String, _ signature: String, _ value: @escaping (TrayAppearance) -> DBusValue) -> Property {
-        Property(name: name, signature: signature, emitsChange: .false) { [unowned self] in value(self.appearance) }
+        Property(name: name, signature: signature, emitsChange: .false) { [unowned self] in
+            self.beforeRead?()
+            return value(self.appearance)
+        }
     }
 
     var interface: Interface {

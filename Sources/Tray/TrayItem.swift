@@ -23,6 +23,11 @@ public final class TrayItem {
     public private(set) var hostPresent = false
     /// Called when `hostPresent` changes.
     public var onHostChange: ((Bool) -> Void)?
+    /// Called before a host reads the item or its menu: a feeder that skips updates while no host
+    /// is registered brings them up to date here (a caller may read without a watcher).
+    public var beforeRead: (() -> Void)? {
+        didSet { item.beforeRead = beforeRead; menu.beforeRead = beforeRead }
+    }
     /// A click on the icon itself.
     public var onActivate: ((TrayActivation) -> Void)? {
         get { item.onActivate }

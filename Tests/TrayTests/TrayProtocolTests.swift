@@ -176,6 +176,10 @@ final class TrayProtocolTests: XCTestCase {
     /// nothing on LayoutUpdated); entries coming or going is a LayoutUpdated with a higher revision.
     func testChangesAreAnnouncedTheWayHostsListen() throws {
         try startAgent()
+        // A host listens once a watcher has the item registered (without one, nothing is sent).
+        let watcher = try TestWatcher(bus: bus)
+        defer { watcher.stop() }
+        XCTAssertTrue(watcher.waitForRegistration(count: 1))
         _ = try client.agent("CreateProject", [.string("Writing"), .string(""), .string("")])
         _ = try client.agent("StartProject", [.string("Writing")])
         let signals = try MenuSignals(bus: bus)
