@@ -26,8 +26,8 @@ final class UndoHistory {
     static let untrackedTables: Set<String> = Set([table]).union(SyncStore.tables)
     static let kept = 100
     /// Values in `meta` that only ever grow (the id high-water mark, the longest span bound):
-    /// undo never takes them back, or a deleted session's id would be given out again.
-    static let highWaterKeys: Set<String> = ["last_session_id", "longest_span"]
+    /// undo never takes them back, or a deleted session's (or segment's) id would be given out again.
+    static let highWaterKeys: Set<String> = ["last_session_id", "last_segment_id", "longest_span"]
 
     static let schema = """
         CREATE TABLE undo_steps(

@@ -304,11 +304,21 @@ public final class Store {
         return id
     }
 
+    /// Segment ids are never used twice either. The undo history names segments by id: had a
+    /// session's rewritten segments taken ids a deleted session freed, a later segment of another
+    /// session could reuse one of theirs within a step, and undoing that step (which deletes the
+    /// other session, its segments with it) would find the record it means gone.
     private func insertSegments(_ segments: [Segment], of id: SessionID) throws {
+        guard !segments.isEmpty else { return }
+        let used = try meta("last_segment_id").flatMap { Int64($0) } ?? 0
+        let highest = try database.queryFirst("SELECT max(id) FROM segments") { $0.optionalInt(0) } ?? nil
+        var segmentID = max(used, highest ?? 0)
         for segment in segments {
-            try database.run("INSERT INTO segments(session_id, start, end) VALUES(?, ?, ?)",
-                             .integer(id), .integer(segment.start), segment.end.map(SQLValue.integer) ?? .null)
+            segmentID += 1
+            try database.run("INSERT INTO segments(id, session_id, start, end) VALUES(?, ?, ?, ?)",
+                             .integer(segmentID), .integer(id), .integer(segment.start), segment.end.map(SQLValue.integer) ?? .null)
         }
+        try setMeta("last_segment_id", String(segmentID))
     }
 
     /// Rewrites a session row; segments too when `segmentsChanged`.
