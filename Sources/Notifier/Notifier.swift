@@ -90,18 +90,6 @@ private func workerQuit(_ data: gpointer?) -> gboolean {
     return 0
 }
 
-private func actionCallback(_ n: UnsafeMutablePointer<NotifyNotification>?,
-                            _ action: UnsafeMutablePointer<CChar>?, _ data: gpointer?) {
-    guard let data, let action else { return }
-    Unmanaged<NotifierWorker>.fromOpaque(data).takeUnretainedValue()
-        .actionInvoked(String(cString: action))
-}
-
-private func closedCallback(_ n: gpointer?, _ data: gpointer?) {
-    guard let data, let n else { return }
-    Unmanaged<NotifierWorker>.fromOpaque(data).takeUnretainedValue().notificationClosed(n)
-}
-
 private func serverAppeared(_ connection: OpaquePointer?, _ name: UnsafePointer<gchar>?,
                             _ owner: UnsafePointer<gchar>?, _ data: gpointer?) {
     guard let data else { return }
@@ -152,12 +140,12 @@ final class NotifierWorker: @unchecked Sendable {
     // Owned by the worker thread once started.
     private let context: OpaquePointer
     private var loop: OpaquePointer?
-    private var timerNote: UnsafeMutablePointer<NotifyNotification>?
+    private var timerNote: LibnotifyNotification?
     private var appliedTimer: TimerNotification?
-    private var reminderNote: UnsafeMutablePointer<NotifyNotification>?
-    private var awayNote: UnsafeMutablePointer<NotifyNotification>?
+    private var reminderNote: LibnotifyNotification?
+    private var awayNote: LibnotifyNotification?
     /// The notification with an Undo action, kept until closed so its action can arrive.
-    private var undoNote: UnsafeMutablePointer<NotifyNotification>?
+    private var undoNote: LibnotifyNotification?
     private var problemLogged = false
     private var wantedTimer: TimerNotification?
     private var timerFailed = false
@@ -269,10 +257,9 @@ final class NotifierWorker: @unchecked Sendable {
         g_main_loop_run(loop)
         g_bus_unwatch_name(serverWatch)
         // Leave nothing behind that points at a dead agent.
-        if let n = timerNote { close(n); timerNote = nil }
-        if let n = reminderNote { close(n); reminderNote = nil }
-        if let n = awayNote { close(n); awayNote = nil }
-        if let n = undoNote { close(n); undoNote = nil }
+        let closing = [timerNote, reminderNote, awayNote, undoNote]
+        (timerNote, reminderNote, awayNote, undoNote) = (nil, nil, nil, nil)
+        for note in closing { note?.close() }
         notify_uninit()
         // Drop sources that may still be queued.
         while g_main_context_iteration(context, 0) != 0 {}
@@ -299,19 +286,25 @@ final class NotifierWorker: @unchecked Sendable {
         if case .close = timer {
             appliedTimer = nil
             timerFailed = false
-            if let n = timerNote { timerNote = nil; close(n) }
+            let closing = timerNote
+            timerNote = nil
+            closing?.close()
         }
         var oneOffs = posted
         if oneOffs.contains(where: { if case .closeReminder = $0 { true } else { false } }) {
-            if let n = reminderNote { reminderNote = nil; close(n) }
+            let closing = reminderNote
+            reminderNote = nil
+            closing?.close()
             oneOffs.removeAll { if case .closeReminder = $0 { true } else { false } }
         }
         if oneOffs.contains(where: { if case .closeAway = $0 { true } else { false } }) {
-            if let n = awayNote { awayNote = nil; close(n) }
+            let closing = awayNote
+            awayNote = nil
+            closing?.close()
             oneOffs.removeAll { if case .closeAway = $0 { true } else { false } }
         }
         guard wantedTimer != nil && timerDue || !oneOffs.isEmpty else { return }
-        let caps = serverCapabilities()
+        let caps = notificationServerCapabilities()
         if caps.isEmpty {
             // No server, or one that does not answer: skip this event, retry at the next one.
             timerFailed = wantedTimer != nil
@@ -337,20 +330,6 @@ final class NotifierWorker: @unchecked Sendable {
         _ = line.withCString { write(2, $0, strlen($0)) }
     }
 
-    private func serverCapabilities() -> Set<String> {
-        var caps = Set<String>()
-        var l = notify_get_server_caps()
-        let head = l
-        while let node = l {
-            if let p = node.pointee.data {
-                caps.insert(String(cString: p.assumingMemoryBound(to: CChar.self)))
-            }
-            l = node.pointee.next
-        }
-        g_list_free_full(head, g_free)
-        return caps
-    }
-
     private func applyTimer(_ t: TimerNotification, caps: Set<String>) {
         if timerNote != nil && appliedTimer == t { return }
         let markup = caps.contains("body-markup")
@@ -358,11 +337,9 @@ final class NotifierWorker: @unchecked Sendable {
         let body = NotifierText.timerBody(t, markup: markup)
         let n = notification(reusing: timerNote, summary: summary, body: body)
         timerNote = n
-        setCommonHints(n, category: NotifierText.timerCategory)
-        notify_notification_set_urgency(n, NOTIFY_URGENCY_LOW)
-        notify_notification_set_timeout(n, 0) // NOTIFY_EXPIRES_NEVER
-        notify_notification_set_hint(n, "resident", g_variant_new_boolean(1))
-        setActions(n, NotifierText.timerActions(state: t.state, capabilities: caps))
+        n.set(category: NotifierText.timerCategory, desktopEntry: desktopEntry, urgency: NOTIFY_URGENCY_LOW, timeoutMilliseconds: 0)
+        n.setHint("resident", boolean: true)
+        n.setActions(NotifierText.timerActions(state: t.state, capabilities: caps))
         if show(n) { appliedTimer = t; timerFailed = false } else { appliedTimer = nil; timerFailed = true }
     }
 
@@ -377,98 +354,59 @@ final class NotifierWorker: @unchecked Sendable {
     }
 
     /// A notification that stays until answered or dismissed, changed in place while it is shown.
-    private func applyLasting(_ note: inout UnsafeMutablePointer<NotifyNotification>?, summary: String, body: String,
+    private func applyLasting(_ note: inout LibnotifyNotification?, summary: String, body: String,
                               category: String, actions: [NotificationActionSpec], caps: Set<String>) {
         let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
         let n = notification(reusing: note, summary: summary, body: text)
         note = n
-        setCommonHints(n, category: category)
-        notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
-        notify_notification_set_timeout(n, 0)
-        setActions(n, actions)
+        n.set(category: category, desktopEntry: desktopEntry, urgency: NOTIFY_URGENCY_NORMAL, timeoutMilliseconds: 0)
+        n.setActions(actions)
         _ = show(n)
     }
 
     /// The timer and the reminder are each one notification changed in place: `existing` updated,
     /// or a new one whose closing is watched.
-    private func notification(reusing existing: UnsafeMutablePointer<NotifyNotification>?,
-                              summary: String, body: String) -> UnsafeMutablePointer<NotifyNotification> {
+    private func notification(reusing existing: LibnotifyNotification?, summary: String, body: String) -> LibnotifyNotification {
         if let existing {
-            _ = notify_notification_update(existing, summary, body, nil)
+            existing.update(summary: summary, body: body)
             return existing
         }
-        let n: UnsafeMutablePointer<NotifyNotification> = notify_notification_new(summary, body, nil)
-        connectClosed(n)
-        return n
+        return LibnotifyNotification(summary: summary, body: body, worker: self, watchClosing: true)
     }
 
     private func applyReport(summary: String, body: String, imagePath: String?, caps: Set<String>) {
         let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
-        let n = notify_notification_new(summary, text, nil)!
-        setCommonHints(n, category: NotifierText.reportCategory)
+        // Not kept: it has no actions, and the server lets it expire (-1: the server's default).
+        let n = LibnotifyNotification(summary: summary, body: text, worker: self, watchClosing: false)
+        n.set(category: NotifierText.reportCategory, desktopEntry: desktopEntry, urgency: NOTIFY_URGENCY_NORMAL, timeoutMilliseconds: -1)
         if let imagePath, !caps.isDisjoint(with: ["icon-static", "icon-multi", "body-images"]) {
-            notify_notification_set_hint(n, "image-path", g_variant_new_string(imagePath))
+            n.setHint("image-path", string: imagePath)
         }
-        notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
-        notify_notification_set_timeout(n, -1) // NOTIFY_EXPIRES_DEFAULT
         _ = show(n)
-        g_object_unref(n)
     }
 
     /// Short-lived (the undo it offers is about what just happened); a new one replaces the last.
     private func applyUndoable(summary: String, body: String, caps: Set<String>) {
-        if let n = undoNote { undoNote = nil; close(n) }
+        let replaced = undoNote
+        undoNote = nil
+        replaced?.close()
         let text = NotifierText.bodyText(body, markup: caps.contains("body-markup"))
-        let n: UnsafeMutablePointer<NotifyNotification> = notify_notification_new(summary, text, nil)
-        connectClosed(n)
+        let n = LibnotifyNotification(summary: summary, body: text, worker: self, watchClosing: true)
         undoNote = n
-        setCommonHints(n, category: NotifierText.undoCategory)
-        notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL)
-        notify_notification_set_timeout(n, NotifierText.undoTimeoutMilliseconds)
-        setActions(n, NotifierText.undoActions(capabilities: caps))
+        n.set(category: NotifierText.undoCategory, desktopEntry: desktopEntry, urgency: NOTIFY_URGENCY_NORMAL,
+              timeoutMilliseconds: NotifierText.undoTimeoutMilliseconds)
+        n.setActions(NotifierText.undoActions(capabilities: caps))
         _ = show(n)
     }
 
-    private func setCommonHints(_ n: UnsafeMutablePointer<NotifyNotification>, category: String) {
-        notify_notification_set_category(n, category)
-        notify_notification_set_hint(n, "desktop-entry", g_variant_new_string(desktopEntry))
-    }
-
-    private func setActions(_ n: UnsafeMutablePointer<NotifyNotification>,
-                            _ actions: [NotificationActionSpec]) {
-        notify_notification_clear_actions(n)
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        for a in actions {
-            notify_notification_add_action(n, a.key, a.label, actionCallback, me, nil)
-        }
-    }
-
-    private func connectClosed(_ n: UnsafeMutablePointer<NotifyNotification>) {
-        typealias Closed = @convention(c) (gpointer?, gpointer?) -> Void
-        let cb = unsafeBitCast(closedCallback as Closed, to: GCallback.self)
-        g_signal_connect_data(gpointer(n), "closed", cb,
-                              Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(0))
-    }
-
     /// Shows; logs one line on the first failure of a run of failures.
-    private func show(_ n: UnsafeMutablePointer<NotifyNotification>) -> Bool {
-        var error: UnsafeMutablePointer<GError>?
-        if notify_notification_show(n, &error) != 0 {
+    private func show(_ n: LibnotifyNotification) -> Bool {
+        guard let problem = n.show() else {
             problemLogged = false
             return true
         }
-        let message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
-        if let error { g_error_free(error) }
-        logProblem(message)
+        logProblem(problem)
         return false
-    }
-
-    private func close(_ n: UnsafeMutablePointer<NotifyNotification>) {
-        var error: UnsafeMutablePointer<GError>?
-        if notify_notification_close(n, &error) == 0, let error { g_error_free(error) }
-        g_signal_handlers_disconnect_matched(gpointer(n), G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
-                                             Unmanaged.passUnretained(self).toOpaque())
-        g_object_unref(n)
     }
 
     /// The notification server went away or was replaced: the ids we hold were given out by the
@@ -478,30 +416,9 @@ final class NotifierWorker: @unchecked Sendable {
     func serverOwnerChanged(_ owner: String?) {
         defer { serverOwner = .some(owner) }
         guard let previous = serverOwner, previous != owner else { return } // first report: nothing to forget
-        if let n = timerNote {
-            timerNote = nil
-            appliedTimer = nil
-            forget(n)
-        }
-        if let n = reminderNote {
-            reminderNote = nil
-            forget(n)
-        }
-        if let n = awayNote {
-            awayNote = nil
-            forget(n)
-        }
-        if let n = undoNote {
-            undoNote = nil
-            forget(n)
-        }
+        (timerNote, reminderNote, awayNote, undoNote) = (nil, nil, nil, nil)
+        appliedTimer = nil
         timerFailed = wantedTimer != nil // shown again at the next event
-    }
-
-    private func forget(_ n: UnsafeMutablePointer<NotifyNotification>) {
-        g_signal_handlers_disconnect_matched(gpointer(n), G_SIGNAL_MATCH_DATA, 0, 0, nil, nil,
-                                             Unmanaged.passUnretained(self).toOpaque())
-        g_object_unref(n)
     }
 
     // Called by libnotify on this thread.
@@ -514,19 +431,15 @@ final class NotifierWorker: @unchecked Sendable {
     /// The server closed one of ours (dismissed, or an action was invoked): forget it, so the
     /// next state change shows it again.
     func notificationClosed(_ p: gpointer) {
-        if let n = timerNote, gpointer(n) == p {
+        if timerNote?.isThis(p) == true {
             timerNote = nil
             appliedTimer = nil
-            forget(n)
-        } else if let n = awayNote, gpointer(n) == p {
+        } else if awayNote?.isThis(p) == true {
             awayNote = nil
-            forget(n)
-        } else if let n = reminderNote, gpointer(n) == p {
+        } else if reminderNote?.isThis(p) == true {
             reminderNote = nil
-            forget(n)
-        } else if let n = undoNote, gpointer(n) == p {
+        } else if undoNote?.isThis(p) == true {
             undoNote = nil
-            forget(n)
         }
     }
 }
