@@ -59,14 +59,7 @@ public struct ExchangeError: Error, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let name = ExchangeError.shortened(file)
+        let name = Files.shownInMessage(file)
         return line > 0 ? "\(name), line \(line): \(expected)" : "\(name): \(expected)"
-    }
-
-    /// A path as a message shows it: a caller's megabyte of "path" must not come back as a
-    /// megabyte of error message (no real path is that long: PATH_MAX is 4096).
-    static func shortened(_ path: String) -> String {
-        guard path.count > 300 else { return path }
-        return "\(path.prefix(200))… (\(path.utf8.count) bytes)"
     }
 }

@@ -61,6 +61,13 @@ public final class PreparedFile {
 }
 
 public enum Files {
+    /// A path as an error message shows it: a caller's megabyte of "path" must not come back as
+    /// a megabyte of message (no real path is that long: PATH_MAX is 4096).
+    public static func shownInMessage(_ path: String) -> String {
+        guard path.count > 300 else { return path }
+        return "\(path.prefix(200))… (\(path.utf8.count) bytes)"
+    }
+
     public enum Kind { case missing, regular, directory, other }
 
     public static func kind(_ path: String) -> Kind {

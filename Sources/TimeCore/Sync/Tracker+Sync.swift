@@ -25,19 +25,19 @@ extension Tracker {
     public func enableSync(folder raw: String, name rawName: String) throws -> SyncSettings {
         let folder = raw.trimmingWhitespace()
         guard folder.hasPrefix("/") else {
-            throw TrackerError.invalidArgument("The sync folder must be an absolute path (such as ~/Sync expanded); got \"\(raw)\".")
+            throw TrackerError.invalidArgument("The sync folder must be an absolute path (such as ~/Sync expanded); got \"\(Files.shownInMessage(raw))\".")
         }
         let root = SyncLayout(folder: folder).root
         if !Files.exists(folder) && Files.kind(Files.directoryName(folder)) == .directory { mkdir(folder, 0o700) }
         guard Files.kind(folder) == .directory else {
-            throw TrackerError.invalidArgument("The sync folder \(folder) does not exist and its parent folder does not either; create it (or let Syncthing create it) first.")
+            throw TrackerError.invalidArgument("The sync folder \(Files.shownInMessage(folder)) does not exist and its parent folder does not either; create it (or let Syncthing create it) first.")
         }
         do {
             try Files.makePrivateDirectory(root)
             try Files.writeDurably(Array("ok\n".utf8), to: root + "/.write-test")
             Files.remove(root + "/.write-test")
         } catch {
-            throw TrackerError.invalidArgument("The sync folder \(folder) cannot be written (\(error)); check its permissions.")
+            throw TrackerError.invalidArgument("The sync folder \(Files.shownInMessage(folder)) cannot be written (\(error)); check its permissions.")
         }
         var name = try TextInput.normalizedNote(rawName.replacingNewlines()).trimmingWhitespace()
         if name.isEmpty { name = SyncSettings.hostName() }
