@@ -63,8 +63,30 @@ final class AgentClient {
         }
     }
 
+    /// Makes several calls in one round trip (all are sent before any reply is awaited, and the
+    /// agent handles them in order); each result is the call's reply or its translated error.
+    func callPipelined(_ calls: [(interface: String, member: String, arguments: [DBusValue])]) throws -> [Result<[DBusValue], Error>] {
+        do {
+            let messages = try calls.map { call in
+                let message = try Message(methodCall: Time1.busName, path: Time1.path, interface: call.interface, member: call.member)
+                try message.append(call.arguments)
+                return message
+            }
+            return try bus.callPipelined(messages).map { $0.mapError(translate) }
+        } catch let error as BusError {
+            throw translate(error)
+        }
+    }
+
+    /// `GetAll` as a call for `callPipelined`.
+    static let getAll = (interface: Time1.properties, member: "GetAll", arguments: [DBusValue.string(Time1.interface)])
+
     func allProperties(autoStart: Bool = true) throws -> [String: DBusValue] {
         let reply = try call(interface: Time1.properties, "GetAll", [.string(Time1.interface)], autoStart: autoStart)
+        return try AgentClient.properties(fromGetAll: reply)
+    }
+
+    static func properties(fromGetAll reply: [DBusValue]) throws -> [String: DBusValue] {
         guard let dictionary = reply.first?.variantDictionary else {
             throw RefusedError(message: "the agent answered GetAll with an unexpected reply")
         }

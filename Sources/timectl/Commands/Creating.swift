@@ -37,15 +37,24 @@ extension AgentClient {
         return UInt64(reply.first?.integer ?? 0)
     }
 
-    /// StartProject; when no project has that name and `create` is on, creates it first (not for
-    /// "#ID", which names an id, not a name). Returns the session id.
-    func startCreating(_ project: String, color: String, category: String, create: Bool) throws -> UInt64 {
+    private func createAndStart(_ project: String, color: String, category: String) throws -> UInt64 {
+        _ = try createProject(project, color: color, category: category, createCategory: true)
+        printNotice("Created project \(project.trimmed).")
+        return UInt64(try call("StartProject", [.string(project)]).first?.integer ?? 0)
+    }
+
+    /// StartProject and the agent's properties after it, in one round trip; when no project has
+    /// that name and `create` is on, creates it first (not for "#ID", which names an id, not a
+    /// name) and starts it then. Returns the session id and the properties.
+    func startWithProperties(_ project: String, color: String, category: String,
+                             create: Bool) throws -> (UInt64, [String: DBusValue]) {
+        let replies = try callPipelined([(Time1.interface, "StartProject", [.string(project)]), AgentClient.getAll])
         do {
-            return UInt64(try call("StartProject", [.string(project)]).first?.integer ?? 0)
+            let session = UInt64(try replies[0].get().first?.integer ?? 0)
+            return (session, try AgentClient.properties(fromGetAll: replies[1].get()))
         } catch let error as RefusedError where error.name == "NoSuchProject" && create && !project.trimmed.hasPrefix("#") {
-            _ = try createProject(project, color: color, category: category, createCategory: true)
-            printNotice("Created project \(project.trimmed).")
-            return UInt64(try call("StartProject", [.string(project)]).first?.integer ?? 0)
+            let session = try createAndStart(project, color: color, category: category)
+            return (session, try allProperties())
         }
     }
 }

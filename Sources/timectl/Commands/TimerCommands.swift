@@ -32,8 +32,8 @@ struct Start: ParsableCommand {
 
     func run(_ context: Context) throws {
         let agent = try context.agent()
-        let session = try agent.startCreating(project, color: color, category: category, create: create)
-        let status = try PanelStatus(properties: agent.allProperties())
+        let (session, properties) = try agent.startWithProperties(project, color: color, category: category, create: create)
+        let status = PanelStatus(properties: properties)
         output("Started \(status.project.isEmpty ? project : status.project) (session \(session)).")
     }
 }
@@ -148,13 +148,20 @@ struct Status: ParsableCommand {
 
     func run(_ context: Context) throws {
         let agent = try context.agent()
-        let panel = PanelStatus(properties: try agent.allProperties())
-        let now = context.preciseNow()
+        if style == .waybar || style == .plain {
+            let panel = PanelStatus(properties: try agent.allProperties())
+            let now = context.preciseNow()
+            output(style == .waybar ? panel.waybar(now: now).text : panel.plain(now: now))
+            return
+        }
+        // The properties and GetStatus in one round trip.
+        let replies = try agent.callPipelined([AgentClient.getAll, (Time1.interface, "GetStatus", [])])
+        let panel = PanelStatus(properties: try AgentClient.properties(fromGetAll: replies[0].get()))
+        let reply = try replies[1].get()
         switch style {
-        case .waybar: output(panel.waybar(now: now).text)
-        case .plain: output(panel.plain(now: now))
+        case .waybar, .plain: break
         case .json:
-            let status = try agent.call("GetStatus").first ?? .vardict([:])
+            let status = reply.first ?? .vardict([:])
             var members: [(String, JSON)] = []
             if case .object(let fields) = JSON(status) { members = fields }
             members.append(("running_since", .int(panel.runningSince)))
@@ -163,7 +170,7 @@ struct Status: ParsableCommand {
             members.append(("storage_state", .string(panel.storageState)))
             output(JSON.object(members).text)
         case .text:
-            let status = try agent.call("GetStatus").first?.variantDictionary ?? [:]
+            let status = reply.first?.variantDictionary ?? [:]
             if panel.storageState != "ok" {
                 printError("warning: storage is \(panel.storageState): \(panel.storageMessage)")
             }
