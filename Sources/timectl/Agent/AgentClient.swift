@@ -30,6 +30,9 @@ func translate(_ error: BusError) -> Error {
     return RefusedError(message: error.message.isEmpty ? error.name : TerminalWords.translate(error.message), name: name)
 }
 
+/// One method call of the agent's object: interface, member, arguments.
+typealias AgentCall = (interface: String, member: String, arguments: [DBusValue])
+
 /// A client of time-agent on the session bus. Every call may start the agent through D-Bus activation.
 final class AgentClient {
     let bus: BusConnection
@@ -65,7 +68,7 @@ final class AgentClient {
 
     /// Makes several calls in one round trip (all are sent before any reply is awaited, and the
     /// agent handles them in order); each result is the call's reply or its translated error.
-    func callPipelined(_ calls: [(interface: String, member: String, arguments: [DBusValue])]) throws -> [Result<[DBusValue], Error>] {
+    func callPipelined(_ calls: [AgentCall]) throws -> [Result<[DBusValue], Error>] {
         do {
             let messages = try calls.map { call in
                 let message = try Message(methodCall: Time1.busName, path: Time1.path, interface: call.interface, member: call.member)
@@ -79,7 +82,7 @@ final class AgentClient {
     }
 
     /// `GetAll` as a call for `callPipelined`.
-    static let getAll = (interface: Time1.properties, member: "GetAll", arguments: [DBusValue.string(Time1.interface)])
+    static let getAll: AgentCall = (Time1.properties, "GetAll", [.string(Time1.interface)])
 
     func allProperties(autoStart: Bool = true) throws -> [String: DBusValue] {
         let reply = try call(interface: Time1.properties, "GetAll", [.string(Time1.interface)], autoStart: autoStart)

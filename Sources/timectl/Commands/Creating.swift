@@ -37,24 +37,27 @@ extension AgentClient {
         return UInt64(reply.first?.integer ?? 0)
     }
 
-    private func createAndStart(_ project: String, color: String, category: String) throws -> UInt64 {
+    func createAndStart(_ project: String, color: String, category: String) throws -> UInt64 {
         _ = try createProject(project, color: color, category: category, createCategory: true)
         printNotice("Created project \(project.trimmed).")
         return UInt64(try call("StartProject", [.string(project)]).first?.integer ?? 0)
     }
+}
 
+extension Context {
     /// StartProject and the agent's properties after it, in one round trip; when no project has
     /// that name and `create` is on, creates it first (not for "#ID", which names an id, not a
     /// name) and starts it then. Returns the session id and the properties.
     func startWithProperties(_ project: String, color: String, category: String,
                              create: Bool) throws -> (UInt64, [String: DBusValue]) {
-        let replies = try callPipelined([(Time1.interface, "StartProject", [.string(project)]), AgentClient.getAll])
+        let replies = try quickCalls([(Time1.interface, "StartProject", [.string(project)]), AgentClient.getAll])
         do {
             let session = UInt64(try replies[0].get().first?.integer ?? 0)
             return (session, try AgentClient.properties(fromGetAll: replies[1].get()))
         } catch let error as RefusedError where error.name == "NoSuchProject" && create && !project.trimmed.hasPrefix("#") {
-            let session = try createAndStart(project, color: color, category: category)
-            return (session, try allProperties())
+            let agent = try agent()
+            let session = try agent.createAndStart(project, color: color, category: category)
+            return (session, try agent.allProperties())
         }
     }
 }

@@ -31,8 +31,7 @@ struct Start: ParsableCommand {
     }
 
     func run(_ context: Context) throws {
-        let agent = try context.agent()
-        let (session, properties) = try agent.startWithProperties(project, color: color, category: category, create: create)
+        let (session, properties) = try context.startWithProperties(project, color: color, category: category, create: create)
         let status = PanelStatus(properties: properties)
         output("Started \(status.project.isEmpty ? project : status.project) (session \(session)).")
     }
@@ -43,7 +42,7 @@ struct Pause: ParsableCommand {
         name: "pause", abstract: "Pause the running session (nothing happens if it is already paused).")
     init(_ arguments: ParsedArguments) throws {}
     func run(_ context: Context) throws {
-        try context.agent().call("Pause")
+        _ = try context.quickCall("Pause")
         output("Paused.")
     }
 }
@@ -53,7 +52,7 @@ struct Resume: ParsableCommand {
         name: "resume", abstract: "Resume the paused session (nothing happens if it is running).")
     init(_ arguments: ParsedArguments) throws {}
     func run(_ context: Context) throws {
-        try context.agent().call("Resume")
+        _ = try context.quickCall("Resume")
         output("Resumed.")
     }
 }
@@ -65,7 +64,7 @@ struct Toggle: ParsableCommand {
         discussion: "Made for one keyboard shortcut.")
     init(_ arguments: ParsedArguments) throws {}
     func run(_ context: Context) throws {
-        let reply = try context.agent().call("Toggle")
+        let reply = try context.quickCall("Toggle")
         output(reply.first?.stringValue ?? "")
     }
 }
@@ -75,7 +74,7 @@ struct Stop: ParsableCommand {
         name: "stop", abstract: "Stop the open session (it is completed and kept).")
     init(_ arguments: ParsedArguments) throws {}
     func run(_ context: Context) throws {
-        let reply = try context.agent().call("Stop")
+        let reply = try context.quickCall("Stop")
         output("Stopped session \(reply.first?.integer ?? 0).")
     }
 }
@@ -147,15 +146,14 @@ struct Status: ParsableCommand {
     }
 
     func run(_ context: Context) throws {
-        let agent = try context.agent()
         if style == .waybar || style == .plain {
-            let panel = PanelStatus(properties: try agent.allProperties())
+            let panel = PanelStatus(properties: try AgentClient.properties(fromGetAll: context.quickCalls([AgentClient.getAll])[0].get()))
             let now = context.preciseNow()
             output(style == .waybar ? panel.waybar(now: now).text : panel.plain(now: now))
             return
         }
         // The properties and GetStatus in one round trip.
-        let replies = try agent.callPipelined([AgentClient.getAll, (Time1.interface, "GetStatus", [])])
+        let replies = try context.quickCalls([AgentClient.getAll, (Time1.interface, "GetStatus", [])])
         let panel = PanelStatus(properties: try AgentClient.properties(fromGetAll: replies[0].get()))
         let reply = try replies[1].get()
         switch style {

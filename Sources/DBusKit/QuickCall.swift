@@ -1,0 +1,194 @@
+import Glibc
+
+/// Method calls on a connection of their own to a bus on a Unix socket, spoken in the wire
+/// protocol without libdbus, for a one-shot client (timectl's hot commands): the authentication
+/// (EXTERNAL), BEGIN, `Hello` and every call go out in one write and the replies come back
+/// together, one round trip where libdbus takes four (AUTH, NEGOTIATE_UNIX_FD, Hello, the call).
+/// The calls may start their destination (no NO_AUTO_START): D-Bus activation works as with libdbus.
+public enum QuickCall {
+    /// A method call.
+    public struct Call {
+        public var destination: String
+        public var path: String
+        public var interface: String
+        public var member: String
+        public var arguments: [DBusValue]
+
+        public init(destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = []) {
+            self.destination = destination
+            self.path = path
+            self.interface = interface
+            self.member = member
+            self.arguments = arguments
+        }
+    }
+
+    /// How long the calls may take together, as libdbus' default reply timeout.
+    static let timeoutMilliseconds = 25_000
+
+    /// libdbus' words for a call that got no reply (timeout, or the bus went away).
+    static let noReply = BusError(name: BusError.noReply, message: "Did not receive a reply. Possible causes include: "
+        + "the remote application did not send a reply, the message bus security policy blocked the reply, "
+        + "the reply timeout expired, or the network connection was broken.")
+
+    /// Makes `calls` on the session bus (`DBUS_SESSION_BUS_ADDRESS`); each result is the reply's
+    /// arguments or the error it carried. nil when QuickCall cannot be sure to do as libdbus
+    /// would, before any call was delivered: the variable is unset, the address names another
+    /// transport, no socket could be reached, or the bus did not accept the authentication.
+    /// Use a `BusConnection` then: it reports those cases in libdbus' words.
+    public static func session(_ calls: [Call]) -> [Result<[DBusValue], BusError>]? {
+        guard let raw = getenv("DBUS_SESSION_BUS_ADDRESS"), raw.pointee != 0 else { return nil }
+        return call(address: String(cString: raw), calls)
+    }
+
+    /// `session` for the bus at `address`.
+    public static func call(address: String, _ calls: [Call]) -> [Result<[DBusValue], BusError>]? {
+        guard !calls.isEmpty, let sockets = WireAddress.unixSockets(address) else { return nil }
+        var messages: [UInt8] = []
+        do {
+            messages = try Wire.methodCall(serial: 1, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                           interface: "org.freedesktop.DBus", member: "Hello", arguments: [])
+            for (index, call) in calls.enumerated() {
+                try Validation.checkBusName(call.destination)
+                try Validation.checkObjectPath(call.path)
+                try Validation.checkInterface(call.interface)
+                try Validation.checkMember(call.member)
+                for argument in call.arguments { try argument.validate() }
+                messages += try Wire.methodCall(serial: UInt32(index + 2), destination: call.destination, path: call.path,
+                                                interface: call.interface, member: call.member, arguments: call.arguments)
+            }
+        } catch {
+            return nil   // an invalid call or a file descriptor: libdbus says what is wrong
+        }
+        // libdbus tries the entries in order and uses the first it can connect to.
+        for socket in sockets {
+            guard let connection = WireSocket(socket.name) else { continue }
+            return exchange(on: connection, guid: socket.guid, messages: messages, calls: calls.count)
+        }
+        return nil
+    }
+
+    private static func exchange(on connection: WireSocket, guid: String?, messages: [UInt8],
+                                 calls: Int) -> [Result<[DBusValue], BusError>]? {
+        let deadline = WireSocket.monotonicMilliseconds() + timeoutMilliseconds
+        let uid = Array(String(geteuid()).utf8).map { hex($0) }.joined()
+        var greeting: [UInt8] = [0] + Array("AUTH EXTERNAL \(uid)\r\n".utf8)
+        // With a guid to check, the calls wait for the server's OK; else they follow at once.
+        if guid == nil { greeting += Array("BEGIN\r\n".utf8) + messages }
+        guard connection.send(greeting) else { return nil }
+
+        var buffer: [UInt8] = []
+        var lineEnd: Int?
+        while lineEnd == nil {
+            guard buffer.count < 512, connection.receive(into: &buffer, deadline: deadline) else { return nil }
+            lineEnd = buffer.indices.dropLast().first { buffer[$0] == 13 && buffer[$0 + 1] == 10 }
+        }
+        let line = String(decoding: buffer[0..<lineEnd!], as: UTF8.self)
+        guard line.hasPrefix("OK ") else { return nil }
+        if let guid {
+            guard line.dropFirst(3) == guid, connection.send(Array("BEGIN\r\n".utf8) + messages) else { return nil }
+        }
+        buffer.removeFirst(lineEnd! + 2)
+
+        // From here on the calls may have been delivered: never again nil.
+        var replies: [UInt32: Result<[DBusValue], BusError>] = [:]
+        while replies.count < calls {
+            do {
+                guard let length = try WireMessage.length(of: buffer[...]), buffer.count >= length else {
+                    guard connection.receive(into: &buffer, deadline: deadline) else { break }
+                    continue
+                }
+                let message = try WireMessage(buffer[0..<length])
+                buffer.removeFirst(length)
+                guard message.type == Wire.methodReturn || message.type == Wire.error else { continue }
+                if message.replySerial == 1 {
+                    if let error = message.error { return Array(repeating: .failure(error), count: calls) }   // Hello refused
+                } else if message.replySerial >= 2, message.replySerial < UInt32(calls + 2) {
+                    replies[message.replySerial] = message.error.map { .failure($0) } ?? .success(message.body)
+                }
+            } catch {
+                break   // a message QuickCall cannot read: the calls not answered yet get no reply
+            }
+        }
+        return (0..<calls).map { replies[UInt32($0 + 2)] ?? .failure(noReply) }
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
+    }
+}
+
+/// A connected Unix stream socket; closed on deinit.
+final class WireSocket {
+    private let fd: Int32
+
+    /// Connects; nil when the socket cannot be reached (libdbus then tries, and says why not).
+    init?(_ name: UnixSocketAddress.Name) {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        let bytes: [UInt8]
+        switch name {
+        case .path(let path): bytes = path
+        case .abstract(let abstract): bytes = [0] + abstract
+        }
+        // A path needs room for its terminating zero; an abstract name is counted, not terminated.
+        guard bytes.count + (bytes.first == 0 ? 0 : 1) <= capacity else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1))
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Writes all of `bytes`; false when the peer is gone.
+    func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+
+    /// Appends what arrives before `deadline` (CLOCK_MONOTONIC milliseconds); false on end of
+    /// stream, an error or the deadline.
+    func receive(into buffer: inout [UInt8], deadline: Int) -> Bool {
+        while true {
+            let remaining = deadline - WireSocket.monotonicMilliseconds()
+            guard remaining > 0 else { return false }
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(clamping: remaining))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return false }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            buffer += chunk[0..<count]
+            return true
+        }
+    }
+
+    static func monotonicMilliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int(now.tv_sec) * 1000 + Int(now.tv_nsec) / 1_000_000
+    }
+}
