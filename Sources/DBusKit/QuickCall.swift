@@ -7,7 +7,7 @@ import Glibc
 /// The calls may start their destination (no NO_AUTO_START): D-Bus activation works as with libdbus.
 public enum QuickCall {
     /// A method call.
-    public struct Call {
+    public struct Call: Sendable {
         public var destination: String
         public var path: String
         public var interface: String
@@ -48,7 +48,8 @@ public enum QuickCall {
         do {
             messages = try Wire.methodCall(serial: 1, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                            interface: "org.freedesktop.DBus", member: "Hello", arguments: [])
-            for (index, call) in calls.enumerated() {
+            for index in calls.indices {
+                let call = calls[index]
                 try Validation.checkBusName(call.destination)
                 try Validation.checkObjectPath(call.path)
                 try Validation.checkInterface(call.interface)
@@ -71,57 +72,70 @@ public enum QuickCall {
     private static func exchange(on connection: WireSocket, guid: String?, messages: [UInt8],
                                  calls: Int) -> [Result<[DBusValue], BusError>]? {
         let deadline = WireSocket.monotonicMilliseconds() + timeoutMilliseconds
-        let uid = Array(String(geteuid()).utf8).map { hex($0) }.joined()
-        var greeting: [UInt8] = [0] + Array("AUTH EXTERNAL \(uid)\r\n".utf8)
+        // "AUTH EXTERNAL" and the uid as hex digits of its decimal text.
+        var greeting: [UInt8] = [0] + Array("AUTH EXTERNAL ".utf8)
+        let digits = Array("0123456789abcdef".utf8)
+        for byte in String(geteuid()).utf8 {
+            greeting.append(digits[Int(byte >> 4)])
+            greeting.append(digits[Int(byte & 15)])
+        }
+        greeting += Array("\r\n".utf8)
         // With a guid to check, the calls wait for the server's OK; else they follow at once.
         if guid == nil { greeting += Array("BEGIN\r\n".utf8) + messages }
         guard connection.send(greeting) else { return nil }
 
         var buffer: [UInt8] = []
-        var lineEnd: Int?
-        while lineEnd == nil {
+        var lineEnd = 0
+        while true {
             guard buffer.count < 512, connection.receive(into: &buffer, deadline: deadline) else { return nil }
-            lineEnd = buffer.indices.dropLast().first { buffer[$0] == 13 && buffer[$0 + 1] == 10 }
+            while lineEnd + 1 < buffer.count && !(buffer[lineEnd] == 13 && buffer[lineEnd + 1] == 10) { lineEnd += 1 }
+            if lineEnd + 1 < buffer.count { break }
         }
-        let line = String(decoding: buffer[0..<lineEnd!], as: UTF8.self)
-        guard line.hasPrefix("OK ") else { return nil }
+        guard buffer.count > 3, buffer[0] == UInt8(ascii: "O"), buffer[1] == UInt8(ascii: "K"),
+              buffer[2] == UInt8(ascii: " ") else { return nil }
         if let guid {
-            guard line.dropFirst(3) == guid, connection.send(Array("BEGIN\r\n".utf8) + messages) else { return nil }
+            guard String(decoding: buffer[3..<lineEnd], as: UTF8.self) == guid,
+                  connection.send(Array("BEGIN\r\n".utf8) + messages) else { return nil }
         }
-        buffer.removeFirst(lineEnd! + 2)
 
         // From here on the calls may have been delivered: never again nil.
-        var replies: [UInt32: Result<[DBusValue], BusError>] = [:]
-        while replies.count < calls {
+        var results = [Result<[DBusValue], BusError>](repeating: .failure(noReply), count: calls)
+        var answered = [Bool](repeating: false, count: calls)
+        var unanswered = calls
+        var start = lineEnd + 2
+        while unanswered > 0 {
             do {
-                guard let length = try WireMessage.length(of: buffer[...]), buffer.count >= length else {
+                guard let length = try WireMessage.length(of: buffer, at: start), buffer.count - start >= length else {
                     guard connection.receive(into: &buffer, deadline: deadline) else { break }
                     continue
                 }
-                let message = try WireMessage(buffer[0..<length])
-                buffer.removeFirst(length)
+                let message = try WireMessage(buffer, at: start, length: length)
+                start += length
                 guard message.type == Wire.methodReturn || message.type == Wire.error else { continue }
-                if message.replySerial == 1 {
-                    if let error = message.error { return Array(repeating: .failure(error), count: calls) }   // Hello refused
-                } else if message.replySerial >= 2, message.replySerial < UInt32(calls + 2) {
-                    replies[message.replySerial] = message.error.map { .failure($0) } ?? .success(message.body)
+                if message.replySerial == 1, let error = message.error {
+                    return [Result<[DBusValue], BusError>](repeating: .failure(error), count: calls)   // Hello refused
+                }
+                let index = Int(message.replySerial) - 2
+                guard index >= 0, index < calls, !answered[index] else { continue }
+                answered[index] = true
+                unanswered -= 1
+                if let error = message.error {
+                    results[index] = .failure(error)
+                } else {
+                    results[index] = .success(message.body)
                 }
             } catch {
                 break   // a message QuickCall cannot read: the calls not answered yet get no reply
             }
         }
-        return (0..<calls).map { replies[UInt32($0 + 2)] ?? .failure(noReply) }
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
+        return results
     }
 }
 
 /// A connected Unix stream socket; closed on deinit.
 final class WireSocket {
     private let fd: Int32
+    private var chunk = [UInt8](repeating: 0, count: 16_384)
 
     /// Connects; nil when the socket cannot be reached (libdbus then tries, and says why not).
     init?(_ name: UnixSocketAddress.Name) {
@@ -177,11 +191,10 @@ final class WireSocket {
             let ready = poll(&descriptor, 1, Int32(clamping: remaining))
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { return false }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return false }
-            buffer += chunk[0..<count]
+            chunk.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count])) }
             return true
         }
     }

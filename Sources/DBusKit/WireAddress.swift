@@ -63,18 +63,26 @@ enum WireAddress {
         for entry in Array(address.utf8).split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false) {
             guard let colon = entry.firstIndex(of: UInt8(ascii: ":")),
                   entry[entry.startIndex..<colon].elementsEqual("unix".utf8) else { return nil }
-            var values: [String: [UInt8]] = [:]
+            var path: [UInt8]?, abstract: [UInt8]?, guid: [UInt8]?
             for pair in entry[(colon + 1)...].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-                guard let equals = pair.firstIndex(of: UInt8(ascii: "=")), equals > pair.startIndex,
+                guard let equals = pair.firstIndex(of: UInt8(ascii: "=")),
                       let value = unescape(pair[(equals + 1)...]) else { return nil }
-                let key = String(decoding: pair[pair.startIndex..<equals], as: UTF8.self)
-                guard values[key] == nil else { return nil }
-                values[key] = value
+                let key = pair[pair.startIndex..<equals]
+                // Each key once; any key but these three is left to libdbus.
+                if key.elementsEqual("path".utf8) && path == nil {
+                    path = value
+                } else if key.elementsEqual("abstract".utf8) && abstract == nil {
+                    abstract = value
+                } else if key.elementsEqual("guid".utf8) && guid == nil {
+                    guid = value
+                } else {
+                    return nil
+                }
             }
-            let guid = values.removeValue(forKey: "guid").map { String(decoding: $0, as: UTF8.self) }
-            switch (values["path"], values["abstract"], values.count) {
-            case (let path?, nil, 1) where !path.isEmpty: sockets.append(UnixSocketAddress(name: .path(path), guid: guid))
-            case (nil, let name?, 1): sockets.append(UnixSocketAddress(name: .abstract(name), guid: guid))
+            let id = guid.map { String(decoding: $0, as: UTF8.self) }
+            switch (path, abstract) {
+            case (let path?, nil) where !path.isEmpty: sockets.append(UnixSocketAddress(name: .path(path), guid: id))
+            case (nil, let name?): sockets.append(UnixSocketAddress(name: .abstract(name), guid: id))
             default: return nil
             }
         }

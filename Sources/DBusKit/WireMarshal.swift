@@ -136,12 +136,11 @@ enum Wire {
         message.byte(1)     // protocol version
         message.uint32(UInt32(body.bytes.count))
         message.uint32(serial)
-        var fields: [(UInt8, DBusValue)] = [
-            (fieldPath, .objectPath(path)), (fieldInterface, .string(interface)),
-            (fieldMember, .string(member)), (fieldDestination, .string(destination)),
-        ]
-        if !signature.isEmpty { fields.append((fieldSignature, .signature(signature))) }
-        try message.value(.array(elementSignature: "(yv)", fields.map { .structure([.byte($0.0), .variant($0.1)]) }))
+        func field(_ code: UInt8, _ value: DBusValue) -> DBusValue { .structure([.byte(code), .variant(value)]) }
+        var fields = [field(fieldPath, .objectPath(path)), field(fieldInterface, .string(interface)),
+                      field(fieldMember, .string(member)), field(fieldDestination, .string(destination))]
+        if !signature.isEmpty { fields.append(field(fieldSignature, .signature(signature))) }
+        try message.value(.array(elementSignature: "(yv)", fields))
         message.pad(to: 8)
         return message.bytes + body.bytes
     }

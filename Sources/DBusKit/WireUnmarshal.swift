@@ -4,29 +4,33 @@
 /// A message that breaks the specification's rules.
 struct WireMalformed: Error {}
 
-/// Reads values from one message's bytes; offsets (and so alignment) count from the message's start.
+/// Reads values from one message: `count` bytes of `bytes` from `start`; offsets (and so
+/// alignment) count from the message's start.
 struct WireReader {
-    let bytes: ArraySlice<UInt8>
+    private let bytes: [UInt8]
+    private let start: Int
+    let count: Int
     let littleEndian: Bool
-    private(set) var offset: Int
+    private(set) var offset = 0
 
-    init(_ bytes: ArraySlice<UInt8>, littleEndian: Bool, offset: Int = 0) {
+    init(_ bytes: [UInt8], start: Int, count: Int) {
         self.bytes = bytes
-        self.littleEndian = littleEndian
-        self.offset = offset
+        self.start = start
+        self.count = min(count, bytes.count - start)
+        littleEndian = bytes[start] == UInt8(ascii: "l")
     }
 
-    private func at(_ index: Int) -> UInt8 { bytes[bytes.startIndex + index] }
+    private func at(_ index: Int) -> UInt8 { bytes[start + index] }
 
     mutating func align(_ alignment: Int) throws {
         let aligned = (offset + alignment - 1) / alignment * alignment
-        guard aligned <= bytes.count else { throw WireMalformed() }
+        guard aligned <= count else { throw WireMalformed() }
         offset = aligned
     }
 
     private mutating func unsigned(_ size: Int) throws -> UInt64 {
         try align(size)
-        guard offset + size <= bytes.count else { throw WireMalformed() }
+        guard offset + size <= count else { throw WireMalformed() }
         var value: UInt64 = 0
         for index in 0..<size {
             let byte = UInt64(at(offset + (littleEndian ? size - 1 - index : index)))
@@ -40,9 +44,9 @@ struct WireReader {
     mutating func uint32() throws -> UInt32 { UInt32(try unsigned(4)) }
 
     private mutating func text(length: Int) throws -> String {
-        guard length >= 0, offset + length < bytes.count, at(offset + length) == 0 else { throw WireMalformed() }
-        let start = bytes.startIndex + offset
-        let text = String(decoding: bytes[start..<start + length], as: UTF8.self)
+        guard length >= 0, offset + length < count, at(offset + length) == 0 else { throw WireMalformed() }
+        let first = start + offset
+        let text = String(decoding: bytes[first..<first + length], as: UTF8.self)
         offset += length + 1
         return text
     }
@@ -100,7 +104,7 @@ struct WireReader {
         let length = Int(try uint32())
         try align(wireAlignment(of: element.first))
         let end = offset + length
-        guard length <= 67_108_864, end <= bytes.count else { throw WireMalformed() }
+        guard length <= 67_108_864, end <= count else { throw WireMalformed() }
         if element.first == UInt8(ascii: "{") {
             let inner = Array(element.dropFirst().dropLast())   // between { and }
             let keyEnd = Signature.completeTypeEnd(inner, from: 0)
@@ -130,11 +134,11 @@ struct WireMessage {
     var errorName: String?
     var body: [DBusValue] = []
 
-    /// The length of the message at the start of `bytes`, once its fixed header is there (nil before).
-    static func length(of bytes: ArraySlice<UInt8>) throws -> Int? {
-        guard bytes.count >= 16 else { return nil }
-        var reader = WireReader(bytes, littleEndian: bytes.first == UInt8(ascii: "l"))
-        guard bytes.first == UInt8(ascii: "l") || bytes.first == UInt8(ascii: "B") else { throw WireMalformed() }
+    /// The length of the message at `start` in `bytes`, once its fixed header is there (nil before).
+    static func length(of bytes: [UInt8], at start: Int) throws -> Int? {
+        guard bytes.count - start >= 16 else { return nil }
+        guard bytes[start] == UInt8(ascii: "l") || bytes[start] == UInt8(ascii: "B") else { throw WireMalformed() }
+        var reader = WireReader(bytes, start: start, count: 16)
         _ = try reader.uint32()
         let bodyLength = Int(try reader.uint32())
         _ = try reader.uint32()
@@ -145,9 +149,10 @@ struct WireMessage {
         return headerLength + bodyLength
     }
 
-    /// Parses one whole message (`bytes` holds exactly it).
-    init(_ bytes: ArraySlice<UInt8>) throws {
-        var reader = WireReader(bytes, littleEndian: bytes.first == UInt8(ascii: "l"))
+    /// Parses the whole message of `length` bytes at `start` in `bytes`.
+    init(_ bytes: [UInt8], at start: Int, length: Int) throws {
+        guard length >= 16, bytes.count - start >= length else { throw WireMalformed() }
+        var reader = WireReader(bytes, start: start, count: length)
         _ = try reader.byte()
         type = try reader.byte()
         _ = try reader.byte()   // flags
@@ -167,7 +172,7 @@ struct WireMessage {
             }
         }
         try reader.align(8)
-        guard reader.offset + bodyLength == bytes.count else { throw WireMalformed() }
+        guard reader.offset + bodyLength == length else { throw WireMalformed() }
         body = try reader.values(signature)
     }
 

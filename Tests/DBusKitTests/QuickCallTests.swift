@@ -50,8 +50,8 @@ final class QuickCallTests: XCTestCase {
             XCTAssertNotEqual(dbus_message_marshal(theirs.raw, &bytes, &length), 0)
             defer { dbus_free(bytes) }
             let copied = Array(UnsafeBufferPointer(start: bytes, count: Int(length))).map { UInt8(bitPattern: $0) }
-            XCTAssertEqual(try WireMessage.length(of: copied[...]), copied.count)
-            let parsed = try WireMessage(copied[...])
+            XCTAssertEqual(try WireMessage.length(of: copied, at: 0), copied.count)
+            let parsed = try WireMessage(copied, at: 0, length: copied.count)
             XCTAssertEqual(parsed.body, arguments, value.signature)
             XCTAssertEqual(parsed.serial, 9)
         }

@@ -33,19 +33,15 @@ final class Context {
     /// The calls of a command run from a keyboard shortcut (toggle, start, stop, status …), in
     /// one round trip: spoken over the bus socket by `QuickCall` when timectl has no libdbus
     /// connection yet and the bus address is a Unix socket, else through `agent()` (which also
-    /// reports a bus that cannot be reached). Each result is the reply or its translated error.
-    func quickCalls(_ calls: [AgentCall]) throws -> [Result<[DBusValue], Error>] {
-        if client == nil, let results = QuickCall.session(calls.map {
-            QuickCall.Call(destination: Time1.busName, path: Time1.path, interface: $0.interface, member: $0.member, arguments: $0.arguments)
-        }) {
-            return results.map { $0.mapError(translate) }
-        }
+    /// reports a bus that cannot be reached). Each result is the reply or its error (`reply()`).
+    func quickCalls(_ calls: [AgentCall]) throws -> [Result<[DBusValue], BusError>] {
+        if client == nil, let results = QuickCall.session(calls) { return results }
         return try agent().callPipelined(calls)
     }
 
     /// One call of the Time1 interface through `quickCalls`.
     func quickCall(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
-        try quickCalls([(Time1.interface, member, arguments)])[0].get()
+        try quickCalls([.agent(member, arguments)])[0].reply()
     }
 
     static func environment(_ name: String) -> String? {

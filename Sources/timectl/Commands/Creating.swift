@@ -50,10 +50,10 @@ extension Context {
     /// name) and starts it then. Returns the session id and the properties.
     func startWithProperties(_ project: String, color: String, category: String,
                              create: Bool) throws -> (UInt64, [String: DBusValue]) {
-        let replies = try quickCalls([(Time1.interface, "StartProject", [.string(project)]), AgentClient.getAll])
+        let replies = try quickCalls([.agent("StartProject", [.string(project)]), .getAll])
         do {
-            let session = UInt64(try replies[0].get().first?.integer ?? 0)
-            return (session, try AgentClient.properties(fromGetAll: replies[1].get()))
+            let session = UInt64(try replies[0].reply().first?.integer ?? 0)
+            return (session, try AgentClient.properties(fromGetAll: replies[1].reply()))
         } catch let error as RefusedError where error.name == "NoSuchProject" && create && !project.trimmed.hasPrefix("#") {
             let agent = try agent()
             let session = try agent.createAndStart(project, color: color, category: category)

@@ -147,15 +147,15 @@ struct Status: ParsableCommand {
 
     func run(_ context: Context) throws {
         if style == .waybar || style == .plain {
-            let panel = PanelStatus(properties: try AgentClient.properties(fromGetAll: context.quickCalls([AgentClient.getAll])[0].get()))
+            let panel = PanelStatus(properties: try AgentClient.properties(fromGetAll: context.quickCalls([.getAll])[0].reply()))
             let now = context.preciseNow()
             output(style == .waybar ? panel.waybar(now: now).text : panel.plain(now: now))
             return
         }
         // The properties and GetStatus in one round trip.
-        let replies = try context.quickCalls([AgentClient.getAll, (Time1.interface, "GetStatus", [])])
-        let panel = PanelStatus(properties: try AgentClient.properties(fromGetAll: replies[0].get()))
-        let reply = try replies[1].get()
+        let replies = try context.quickCalls([.getAll, .agent("GetStatus")])
+        let panel = PanelStatus(properties: try AgentClient.properties(fromGetAll: replies[0].reply()))
+        let reply = try replies[1].reply()
         switch style {
         case .waybar, .plain: break
         case .json:
