@@ -11,7 +11,7 @@ ensure_swift
 ensure_packages $BUILD_PACKAGES dbus-daemon dbus-bin hyperfine
 
 configuration=${1:-release}
-runs=40
+runs=100
 [ "${2:-}" = --quick ] && runs=5
 swift build -c "$configuration" --product time-agent >&2
 swift build -c "$configuration" --product timectl >&2
@@ -47,6 +47,9 @@ timectl="$bin/timectl"
 send="dbus-send --session --print-reply --dest=io.github.timetracker.Time1 /io/github/timetracker/Time1 io.github.timetracker.Time1"
 "$timectl" start Writing >/dev/null 2>&1   # activates the agent and creates the project
 
+# What each loads before its first instruction: timectl is one static executable (Package.swift).
+libraries() { { ldd "$1" 2>/dev/null || true; } | grep -c '=>' || true; }
+say "shared libraries loaded: timectl $(libraries "$timectl"), dbus-send $(libraries "$(command -v dbus-send)")"
 say "timectl ($configuration build) against dbus-send, same agent, $runs runs each:"
 compare() {   # name, timectl arguments, D-Bus call, [prepare command]
     local name=$1 mine=$2 theirs=$3 prepare=${4:-}
