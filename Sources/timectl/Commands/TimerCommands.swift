@@ -146,20 +146,15 @@ struct Status: ParsableCommand {
     }
 
     func run(_ context: Context) throws {
-        if style == .waybar || style == .plain {
-            let panel = PanelStatus(properties: try AgentClient.properties(fromGetAll: context.quickCalls([.getAll])[0].reply()))
-            let now = context.preciseNow()
-            output(style == .waybar ? panel.waybar(now: now).text : panel.plain(now: now))
-            return
-        }
-        // The properties and GetStatus in one round trip.
-        let replies = try context.quickCalls([.getAll, .agent("GetStatus")])
+        // The properties, and for text and json GetStatus as well, in one round trip.
+        let withStatus = style == .text || style == .json
+        let replies = try context.quickCalls(withStatus ? [.getAll, .agent("GetStatus")] : [.getAll])
         let panel = PanelStatus(properties: try AgentClient.properties(fromGetAll: replies[0].reply()))
-        let reply = try replies[1].reply()
         switch style {
-        case .waybar, .plain: break
+        case .waybar: output(panel.waybar(now: context.preciseNow()).text)
+        case .plain: output(panel.plain(now: context.preciseNow()))
         case .json:
-            let status = reply.first ?? .vardict([:])
+            let status = try replies[1].reply().first ?? .vardict([:])
             var members: [(String, JSON)] = []
             if case .object(let fields) = JSON(status) { members = fields }
             members.append(("running_since", .int(panel.runningSince)))
@@ -168,7 +163,7 @@ struct Status: ParsableCommand {
             members.append(("storage_state", .string(panel.storageState)))
             output(JSON.object(members).text)
         case .text:
-            let status = reply.first?.variantDictionary ?? [:]
+            let status = try replies[1].reply().first?.variantDictionary ?? [:]
             if panel.storageState != "ok" {
                 printError("warning: storage is \(panel.storageState): \(panel.storageMessage)")
             }
