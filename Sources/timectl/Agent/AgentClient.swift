@@ -41,6 +41,11 @@ extension QuickCall.Call {
 
     /// `GetAll` of the Time1 interface's properties.
     static let getAll = agent("GetAll", [.string(Time1.interface)], interface: Time1.properties)
+
+    /// `Get` of one property of the Time1 interface.
+    static func property(_ name: String) -> AgentCall {
+        agent("Get", [.string(Time1.interface), .string(name)], interface: Time1.properties)
+    }
 }
 
 extension Result where Success == [DBusValue], Failure == BusError {

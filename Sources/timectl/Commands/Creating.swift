@@ -45,19 +45,20 @@ extension AgentClient {
 }
 
 extension Context {
-    /// StartProject and the agent's properties after it, in one round trip; when no project has
-    /// that name and `create` is on, creates it first (not for "#ID", which names an id, not a
-    /// name) and starts it then. Returns the session id and the properties.
-    func startWithProperties(_ project: String, color: String, category: String,
-                             create: Bool) throws -> (UInt64, [String: DBusValue]) {
-        let replies = try quickCalls([.agent("StartProject", [.string(project)]), .getAll])
+    /// StartProject and the open session's project name after it (the `Project` property: the
+    /// name as the agent spells it), in one round trip; when no project has that name and
+    /// `create` is on, creates it first (not for "#ID", which names an id, not a name) and starts
+    /// it then. Returns the session id and the name ("" when the agent gave none).
+    func startProject(_ project: String, color: String, category: String,
+                      create: Bool) throws -> (session: UInt64, name: String) {
+        let replies = try quickCalls([.agent("StartProject", [.string(project)]), .property("Project")])
         do {
             let session = UInt64(try replies[0].reply().first?.integer ?? 0)
-            return (session, try AgentClient.properties(fromGetAll: replies[1].reply()))
+            return (session, try replies[1].reply().first?.variantValue?.stringValue ?? "")
         } catch let error as RefusedError where error.name == "NoSuchProject" && create && !project.trimmed.hasPrefix("#") {
             let agent = try agent()
             let session = try agent.createAndStart(project, color: color, category: category)
-            return (session, try agent.allProperties())
+            return (session, try agent.property("Project").stringValue ?? "")
         }
     }
 }

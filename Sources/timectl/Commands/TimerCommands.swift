@@ -31,9 +31,8 @@ struct Start: ParsableCommand {
     }
 
     func run(_ context: Context) throws {
-        let (session, properties) = try context.startWithProperties(project, color: color, category: category, create: create)
-        let status = PanelStatus(properties: properties)
-        output("Started \(status.project.isEmpty ? project : status.project) (session \(session)).")
+        let started = try context.startProject(project, color: color, category: category, create: create)
+        output("Started \(started.name.isEmpty ? project : started.name) (session \(started.session)).")
     }
 }
 
