@@ -43,8 +43,9 @@ let package = Package(
         // libstdc++ and libdbus-1.a linked in) loads no shared library and starts about as fast as
         // a C program (scripts/bench-timectl.sh). Not a PIE: glibc's static-PIE start-up refuses
         // the $ORIGIN RUNPATH SwiftPM adds. lld (in the Swift toolchain) links it without gold's
-        // notes about glibc's NSS functions, which timectl never reaches. CSystemdClient: what
-        // libdbus-1.a needs from libsystemd (see its client.c).
+        // notes about glibc's NSS functions (libdbus calls them only for TCP buses and cookie
+        // authentication, never on a Unix socket). CSystemdClient: what libdbus-1.a needs from
+        // libsystemd (see its client.c).
         .target(name: "CSystemdClient"),
         .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeJSON", "CDBus", "TimeVersion", "CSystemdClient"],
                           linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]),
