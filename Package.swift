@@ -39,9 +39,16 @@ let package = Package(
         .target(name: "ChartRaster", dependencies: ["CGLib"]),
         .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "Tray", "ChartRaster", "CGLib", "TimeVersion"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
-        // timectl is started for every keystroke: the Swift runtime is linked in, not loaded (scripts/bench.sh).
-        .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeJSON", "CDBus", "TimeVersion"],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+        // timectl is started for every keystroke: one static executable (the Swift runtime,
+        // libstdc++ and libdbus-1.a linked in) loads no shared library and starts about as fast as
+        // a C program (scripts/bench-timectl.sh). Not a PIE: glibc's static-PIE start-up refuses
+        // the $ORIGIN RUNPATH SwiftPM adds. lld (in the Swift toolchain) links it without gold's
+        // notes about glibc's NSS functions (libdbus calls them only for TCP buses and cookie
+        // authentication, never on a Unix socket). CSystemdClient: what libdbus-1.a needs from
+        // libsystemd (see its client.c).
+        .target(name: "CSystemdClient"),
+        .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeJSON", "CDBus", "TimeVersion", "CSystemdClient"],
+                          linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
         .executableTarget(name: "time-bench", dependencies: ["TimeCore", "DBusKit"]),
 

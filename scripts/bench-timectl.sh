@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # timectl as whole processes (what a keyboard shortcut pays), side by side with dbus-send making
-# the same D-Bus call to the same agent, measured by hyperfine in one run each:
+# the same D-Bus call to the same agent, measured by hyperfine (one command's runs after the
+# other's) and then in turn (medians):
 #   scripts/bench-timectl.sh [release|debug] [--quick]
 # Called by scripts/bench.sh. The agent runs on a private session bus with a throw-away data folder.
 set -euo pipefail
@@ -11,7 +12,7 @@ ensure_swift
 ensure_packages $BUILD_PACKAGES dbus-daemon dbus-bin hyperfine
 
 configuration=${1:-release}
-runs=40
+runs=100
 [ "${2:-}" = --quick ] && runs=5
 swift build -c "$configuration" --product time-agent >&2
 swift build -c "$configuration" --product timectl >&2
@@ -47,6 +48,9 @@ timectl="$bin/timectl"
 send="dbus-send --session --print-reply --dest=io.github.timetracker.Time1 /io/github/timetracker/Time1 io.github.timetracker.Time1"
 "$timectl" start Writing >/dev/null 2>&1   # activates the agent and creates the project
 
+# What each loads before its first instruction: timectl is one static executable (Package.swift).
+libraries() { { ldd "$1" 2>/dev/null || true; } | grep -c '=>' || true; }
+say "shared libraries loaded: timectl $(libraries "$timectl"), dbus-send $(libraries "$(command -v dbus-send)")"
 say "timectl ($configuration build) against dbus-send, same agent, $runs runs each:"
 compare() {   # name, timectl arguments, D-Bus call, [prepare command]
     local name=$1 mine=$2 theirs=$3 prepare=${4:-}
@@ -54,6 +58,32 @@ compare() {   # name, timectl arguments, D-Bus call, [prepare command]
     [ -n "$prepare" ] && options+=(--prepare "$prepare")
     say "== $name"
     hyperfine "${options[@]}" -n "timectl $mine" "$timectl $mine" -n "dbus-send $theirs" "$send.$theirs" >&2
+    in_turn "$mine" "$theirs" "$prepare"
+}
+
+# hyperfine runs one command all its runs, then the other: a neighbour's build starting in
+# between moves one mean and not the other. Here the two take turns (which goes first alternates),
+# and the medians are compared.
+in_turn() {   # timectl arguments, D-Bus call, [prepare command]
+    local mine=$1 theirs=$2 prepare=$3 i start end
+    local -a ours=() dbus=()
+    run_once() {   # command words…; prints microseconds
+        [ -n "$prepare" ] && $prepare >/dev/null 2>&1
+        start=$EPOCHREALTIME
+        "$@" >/dev/null 2>&1 || true
+        end=$EPOCHREALTIME
+        echo $(( ${end/./} - ${start/./} ))
+    }
+    for ((i = 0; i < runs; i++)); do
+        # shellcheck disable=SC2086
+        if ((i % 2)); then
+            ours+=("$(run_once $timectl $mine)"); dbus+=("$(run_once $send.$theirs)")
+        else
+            dbus+=("$(run_once $send.$theirs)"); ours+=("$(run_once $timectl $mine)")
+        fi
+    done
+    quartiles() { sort -n | awk '{ v[NR] = $1 } END { printf "median %.1f ms (quartiles %.1f, %.1f)", v[int((NR + 1) / 2)] / 1000, v[int((NR + 3) / 4)] / 1000, v[int((3 * NR + 3) / 4)] / 1000 }'; }
+    say "  in turn, $runs runs each: timectl $(printf '%s\n' "${ours[@]}" | quartiles); dbus-send $(printf '%s\n' "${dbus[@]}" | quartiles)"
 }
 compare toggle "toggle" "Toggle"
 compare start "start Writing" "StartProject string:Writing"

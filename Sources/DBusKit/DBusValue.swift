@@ -68,14 +68,14 @@ public indirect enum DBusValue: Sendable {
         case .unixFD: return "h"
         case .array(let element, _): return "a" + element
         case .dictionary(let key, let value, _): return "a{" + key + value + "}"
-        case .structure(let fields): return "(" + fields.map(\.signature).joined() + ")"
+        case .structure(let fields): return "(" + DBusValue.signature(of: fields) + ")"
         case .variant: return "v"
         }
     }
 
     /// The signature of a list of values, e.g. the arguments of a message.
     public static func signature(of values: [DBusValue]) -> String {
-        values.map(\.signature).joined()
+        values.reduce(into: "") { $0 += $1.signature }   // not joined(): no run-time protocol lookup
     }
 }
 

@@ -30,6 +30,34 @@ func translate(_ error: BusError) -> Error {
     return RefusedError(message: error.message.isEmpty ? error.name : TerminalWords.translate(error.message), name: name)
 }
 
+/// One method call of the agent's object.
+typealias AgentCall = QuickCall.Call
+
+extension QuickCall.Call {
+    /// A call of the agent's object on `interface` (by default the Time1 interface).
+    static func agent(_ member: String, _ arguments: [DBusValue] = [], interface: String = Time1.interface) -> AgentCall {
+        AgentCall(destination: Time1.busName, path: Time1.path, interface: interface, member: member, arguments: arguments)
+    }
+
+    /// `GetAll` of the Time1 interface's properties.
+    static let getAll = agent("GetAll", [.string(Time1.interface)], interface: Time1.properties)
+
+    /// `Get` of one property of the Time1 interface.
+    static func property(_ name: String) -> AgentCall {
+        agent("Get", [.string(Time1.interface), .string(name)], interface: Time1.properties)
+    }
+}
+
+extension Result where Success == [DBusValue], Failure == BusError {
+    /// The reply, or its error in timectl's kinds (`translate`).
+    func reply() throws -> [DBusValue] {
+        switch self {
+        case .success(let values): return values
+        case .failure(let error): throw translate(error)
+        }
+    }
+}
+
 /// A client of time-agent on the session bus. Every call may start the agent through D-Bus activation.
 final class AgentClient {
     let bus: BusConnection
@@ -63,8 +91,27 @@ final class AgentClient {
         }
     }
 
+    /// Makes several calls in one round trip (all are sent before any reply is awaited, and the
+    /// agent handles them in order); each result is the call's reply or its error (see `reply()`).
+    func callPipelined(_ calls: [AgentCall]) throws -> [Result<[DBusValue], BusError>] {
+        do {
+            let messages = try calls.map { call in
+                let message = try Message(methodCall: call.destination, path: call.path, interface: call.interface, member: call.member)
+                try message.append(call.arguments)
+                return message
+            }
+            return try bus.callPipelined(messages)
+        } catch let error as BusError {
+            throw translate(error)
+        }
+    }
+
     func allProperties(autoStart: Bool = true) throws -> [String: DBusValue] {
         let reply = try call(interface: Time1.properties, "GetAll", [.string(Time1.interface)], autoStart: autoStart)
+        return try AgentClient.properties(fromGetAll: reply)
+    }
+
+    static func properties(fromGetAll reply: [DBusValue]) throws -> [String: DBusValue] {
         guard let dictionary = reply.first?.variantDictionary else {
             throw RefusedError(message: "the agent answered GetAll with an unexpected reply")
         }

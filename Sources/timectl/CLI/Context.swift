@@ -1,3 +1,4 @@
+import DBusCore
 import Glibc
 
 /// What a command runs with: the clock, the terminal, the agent.
@@ -27,6 +28,20 @@ final class Context {
         let made = try AgentClient()
         client = made
         return made
+    }
+
+    /// The calls of a command run from a keyboard shortcut (toggle, start, stop, status …), in
+    /// one round trip: spoken over the bus socket by `QuickCall` when timectl has no libdbus
+    /// connection yet and the bus address is a Unix socket, else through `agent()` (which also
+    /// reports a bus that cannot be reached). Each result is the reply or its error (`reply()`).
+    func quickCalls(_ calls: [AgentCall]) throws -> [Result<[DBusValue], BusError>] {
+        if client == nil, let results = QuickCall.session(calls) { return results }
+        return try agent().callPipelined(calls)
+    }
+
+    /// One call of the Time1 interface through `quickCalls`.
+    func quickCall(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
+        try quickCalls([.agent(member, arguments)])[0].reply()
     }
 
     static func environment(_ name: String) -> String? {

@@ -37,15 +37,28 @@ extension AgentClient {
         return UInt64(reply.first?.integer ?? 0)
     }
 
-    /// StartProject; when no project has that name and `create` is on, creates it first (not for
-    /// "#ID", which names an id, not a name). Returns the session id.
-    func startCreating(_ project: String, color: String, category: String, create: Bool) throws -> UInt64 {
+    func createAndStart(_ project: String, color: String, category: String) throws -> UInt64 {
+        _ = try createProject(project, color: color, category: category, createCategory: true)
+        printNotice("Created project \(project.trimmed).")
+        return UInt64(try call("StartProject", [.string(project)]).first?.integer ?? 0)
+    }
+}
+
+extension Context {
+    /// StartProject and the open session's project name after it (the `Project` property: the
+    /// name as the agent spells it), in one round trip; when no project has that name and
+    /// `create` is on, creates it first (not for "#ID", which names an id, not a name) and starts
+    /// it then. Returns the session id and the name ("" when the agent gave none).
+    func startProject(_ project: String, color: String, category: String,
+                      create: Bool) throws -> (session: UInt64, name: String) {
+        let replies = try quickCalls([.agent("StartProject", [.string(project)]), .property("Project")])
         do {
-            return UInt64(try call("StartProject", [.string(project)]).first?.integer ?? 0)
+            let session = UInt64(try replies[0].reply().first?.integer ?? 0)
+            return (session, try replies[1].reply().first?.variantValue?.stringValue ?? "")
         } catch let error as RefusedError where error.name == "NoSuchProject" && create && !project.trimmed.hasPrefix("#") {
-            _ = try createProject(project, color: color, category: category, createCategory: true)
-            printNotice("Created project \(project.trimmed).")
-            return UInt64(try call("StartProject", [.string(project)]).first?.integer ?? 0)
+            let agent = try agent()
+            let session = try agent.createAndStart(project, color: color, category: category)
+            return (session, try agent.property("Project").stringValue ?? "")
         }
     }
 }

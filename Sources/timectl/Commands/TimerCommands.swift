@@ -31,10 +31,8 @@ struct Start: ParsableCommand {
     }
 
     func run(_ context: Context) throws {
-        let agent = try context.agent()
-        let session = try agent.startCreating(project, color: color, category: category, create: create)
-        let status = try PanelStatus(properties: agent.allProperties())
-        output("Started \(status.project.isEmpty ? project : status.project) (session \(session)).")
+        let started = try context.startProject(project, color: color, category: category, create: create)
+        output("Started \(started.name.isEmpty ? project : started.name) (session \(started.session)).")
     }
 }
 
@@ -43,7 +41,7 @@ struct Pause: ParsableCommand {
         name: "pause", abstract: "Pause the running session (nothing happens if it is already paused).")
     init(_ arguments: ParsedArguments) throws {}
     func run(_ context: Context) throws {
-        try context.agent().call("Pause")
+        _ = try context.quickCall("Pause")
         output("Paused.")
     }
 }
@@ -53,7 +51,7 @@ struct Resume: ParsableCommand {
         name: "resume", abstract: "Resume the paused session (nothing happens if it is running).")
     init(_ arguments: ParsedArguments) throws {}
     func run(_ context: Context) throws {
-        try context.agent().call("Resume")
+        _ = try context.quickCall("Resume")
         output("Resumed.")
     }
 }
@@ -65,7 +63,7 @@ struct Toggle: ParsableCommand {
         discussion: "Made for one keyboard shortcut.")
     init(_ arguments: ParsedArguments) throws {}
     func run(_ context: Context) throws {
-        let reply = try context.agent().call("Toggle")
+        let reply = try context.quickCall("Toggle")
         output(reply.first?.stringValue ?? "")
     }
 }
@@ -75,7 +73,7 @@ struct Stop: ParsableCommand {
         name: "stop", abstract: "Stop the open session (it is completed and kept).")
     init(_ arguments: ParsedArguments) throws {}
     func run(_ context: Context) throws {
-        let reply = try context.agent().call("Stop")
+        let reply = try context.quickCall("Stop")
         output("Stopped session \(reply.first?.integer ?? 0).")
     }
 }
@@ -147,14 +145,15 @@ struct Status: ParsableCommand {
     }
 
     func run(_ context: Context) throws {
-        let agent = try context.agent()
-        let panel = PanelStatus(properties: try agent.allProperties())
-        let now = context.preciseNow()
+        // The properties, and for text and json GetStatus as well, in one round trip.
+        let withStatus = style == .text || style == .json
+        let replies = try context.quickCalls(withStatus ? [.getAll, .agent("GetStatus")] : [.getAll])
+        let panel = PanelStatus(properties: try AgentClient.properties(fromGetAll: replies[0].reply()))
         switch style {
-        case .waybar: output(panel.waybar(now: now).text)
-        case .plain: output(panel.plain(now: now))
+        case .waybar: output(panel.waybar(now: context.preciseNow()).text)
+        case .plain: output(panel.plain(now: context.preciseNow()))
         case .json:
-            let status = try agent.call("GetStatus").first ?? .vardict([:])
+            let status = try replies[1].reply().first ?? .vardict([:])
             var members: [(String, JSON)] = []
             if case .object(let fields) = JSON(status) { members = fields }
             members.append(("running_since", .int(panel.runningSince)))
@@ -163,7 +162,7 @@ struct Status: ParsableCommand {
             members.append(("storage_state", .string(panel.storageState)))
             output(JSON.object(members).text)
         case .text:
-            let status = try agent.call("GetStatus").first?.variantDictionary ?? [:]
+            let status = try replies[1].reply().first?.variantDictionary ?? [:]
             if panel.storageState != "ok" {
                 printError("warning: storage is \(panel.storageState): \(panel.storageMessage)")
             }
