@@ -22,6 +22,9 @@ public final class SyncEngine {
         if try tracker.store.meta("sync_folder") != folder {  // the store's triggers note changes while this is set
             try tracker.change(recordingStep: false) { try tracker.store.setMeta("sync_folder", folder) }
         }
+        // What a power cut took from the log's unflushed tail is put back from the outbox first.
+        let keeper = SyncGate.keeper(of: tracker.recorder)
+        reappended = try writer.reappend(SyncOutbox.decode(keeper?.slotAttachment?() ?? [], folder: layout.root, device: device))
         reader = SyncLogReader(layout: layout)
         let own = reader.readNew(device: device).records
         replica.apply(own)
@@ -30,8 +33,15 @@ public final class SyncEngine {
                                   fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
         }
         try publish(wallMilliseconds: wallMilliseconds, full: true)  // first: a merge then knows every row of the store
+        // From here every change publishes inside the gate; the slot carries the outbox.
+        let gate = SyncGate(inner: tracker.recorder, engine: self)
+        tracker.recorder = gate
+        keeper?.slotAttachment = { [weak self] in self?.outboxAttachment() ?? [] }
         try merge(wallMilliseconds: wallMilliseconds)
     }
+
+    /// Records a start-up put back into the log from the outbox (a power cut had taken them).
+    public private(set) var reappended = 0
 
     /// Every device seen: id, name, time (Unix seconds) of its newest change.
     public var devices: [(id: String, name: String, newest: Int64)] {
@@ -56,19 +66,43 @@ public final class SyncEngine {
         replica.apply(records)
     }
 
+    /// Records written to the log but not yet flushed there (they travel in the snapshot slot).
+    public var unflushedRecords: Int { writer.unflushed.count }
+    /// Flushes of the log so far.
+    public var logFlushes: Int { writer.flushes }
+
+    /// Makes the log durable (idle, shutdown, or every `outboxLimit` records).
+    public func flushLog() throws { try writer.flush() }
+
+    /// Stops publishing in the gate: the log is flushed and the tracker's recorder is the keeper
+    /// again. Throws when the flush fails (the slot still carries the outbox).
+    public func stop() throws {
+        let keeper = SyncGate.keeper(of: tracker.recorder)
+        if let gate = tracker.recorder as? SyncGate, gate.engine === self { tracker.recorder = gate.inner }
+        try writer.flush()
+        keeper?.slotAttachment = nil
+    }
+
     // MARK: Publishing
 
     /// Writes what changed in the store since the last publish as records of this device: the
     /// records the store's triggers noted (`sync_dirty`), or with `full` every record (when
     /// sync starts). The cost follows what changed, not the history.
     public func publish(wallMilliseconds: Int64, full: Bool = false) throws {
+        let drafts = try localDrafts(full: full)
+        try append(drafts, wallMilliseconds: wallMilliseconds)
+        try tracker.store.database.execute("DELETE FROM sync_dirty")
+    }
+
+    /// What differs between the store and the merged state, as drafts of this device's records.
+    private func localDrafts(full: Bool) throws -> [SyncDraft] {
         let store = tracker.store
         var dirty: [SyncKind: Set<String>] = [:]
         if !full {
             for (kind, gid) in try store.database.query("SELECT kind, gid FROM sync_dirty") { ($0.string(0), $0.string(1)) } {
                 if let kind = SyncKind(rawValue: kind) { dirty[kind, default: []].insert(gid) }
             }
-            guard !dirty.isEmpty else { return }
+            guard !dirty.isEmpty else { return [] }
         }
         let categories = try store.categories()
         let projects = try store.projects()
@@ -123,8 +157,50 @@ public final class SyncEngine {
                 drafts.append(SyncDraft(kind: kind, id: id, operation: .delete))
             }
         }
-        try append(drafts, wallMilliseconds: wallMilliseconds)
-        try store.database.execute("DELETE FROM sync_dirty")
+        return drafts
+    }
+
+    // MARK: In the change gate (SyncGate)
+
+    /// Records stamped in the change under way, not yet this device's (the change may be refused).
+    private var staged: (records: [SyncRecord], clock: HybridClock)?
+    /// The slot written in this change carried the outbox with the staged records.
+    private var carried = false
+    /// After this many records not yet flushed, the log is flushed with the change that adds them.
+    public var outboxLimit = 32
+    /// Why the log could not be written after the last change (the slot still carries the records).
+    public private(set) var logProblem: String?
+
+    func stageLocalRecords() throws {
+        carried = false
+        staged = nil
+        let drafts = try localDrafts(full: false)
+        guard !drafts.isEmpty else { return }
+        staged = writer.stamp(drafts, wallMilliseconds: tracker.clock.now() * 1000)
+        try tracker.store.database.execute("DELETE FROM sync_dirty")
+    }
+
+    /// The keeper's slot attachment: every record not yet flushed in the log, the staged ones too.
+    func outboxAttachment() -> [UInt8] {
+        carried = true
+        return SyncOutbox.encode(folder: layout.root, device: device, records: writer.unflushed + (staged?.records ?? []))
+    }
+
+    func dropStaged() { staged = nil; carried = false }
+
+    func commitStaged() {
+        guard let (records, clock) = staged else { return }
+        staged = nil
+        replica.apply(records)
+        do {
+            try writer.accept(records, clock: clock)
+            // Without a slot carrying them (no keeper, or a change that left the state as it was)
+            // the records are flushed now, as is a full outbox.
+            if !carried || writer.unflushed.count >= outboxLimit { try writer.flush() }
+            logProblem = nil
+        } catch {
+            logProblem = "\(error)"
+        }
     }
 
     // MARK: Merging
