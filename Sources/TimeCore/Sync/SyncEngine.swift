@@ -146,9 +146,12 @@ public final class SyncEngine {
             .category: Set(categories.map(\.globalID)), .project: Set(projects.map(\.globalID)), .session: Set(sessions.map(\.globalID)),
         ]
         if full {
-            // Made here (by this device's own records) and gone from the store: deleted while sync was off.
-            // (Sessions only: a project or category made here may live on under another's id, folded by name.)
-            for entity in replica.live(.session) where entity.created?.device == device { dirty[.session, default: []].insert(entity.id) }
+            // Made here (by this device's own records) and gone from the store: deleted while sync
+            // was off. A project or category that lives on under another's id (folded by name) is
+            // not deleted: the check below skips it.
+            for kind in [SyncKind.category, .project, .session] {
+                for entity in replica.live(kind) where entity.created?.device == device { dirty[kind, default: []].insert(entity.id) }
+            }
         }
         for (kind, ids) in dirty {
             for id in ids.sorted() where !(present[kind]?.contains(id) ?? false) {
@@ -164,6 +167,7 @@ public final class SyncEngine {
 
     /// Records stamped in the change under way, not yet this device's (the change may be refused).
     private var staged: (records: [SyncRecord], clock: HybridClock)?
+    private var stagedLines: [[UInt8]] = []
     /// The slot written in this change carried the outbox with the staged records.
     private var carried = false
     /// After this many records not yet flushed, the log is flushed with the change that adds them.
@@ -172,28 +176,28 @@ public final class SyncEngine {
     public private(set) var logProblem: String?
 
     func stageLocalRecords() throws {
-        carried = false
-        staged = nil
+        dropStaged()
         let drafts = try localDrafts(full: false)
         guard !drafts.isEmpty else { return }
         staged = writer.stamp(drafts, wallMilliseconds: tracker.clock.now() * 1000)
+        stagedLines = staged!.records.map { Array($0.line.utf8) }
         try tracker.store.database.execute("DELETE FROM sync_dirty")
     }
 
     /// The keeper's slot attachment: every record not yet flushed in the log, the staged ones too.
     func outboxAttachment() -> [UInt8] {
         carried = true
-        return SyncOutbox.encode(folder: layout.root, device: device, records: writer.unflushed + (staged?.records ?? []))
+        return SyncOutbox.encode(folder: layout.root, device: device, lines: stagedLines.reduce(into: writer.unflushedText) { $0 += $1 })
     }
 
-    func dropStaged() { staged = nil; carried = false }
+    func dropStaged() { staged = nil; stagedLines = []; carried = false }
 
     func commitStaged() {
         guard let (records, clock) = staged else { return }
         staged = nil
         replica.apply(records)
         do {
-            try writer.accept(records, clock: clock)
+            try writer.accept(records, lines: stagedLines, clock: clock)
             // Without a slot carrying them (no keeper, or a change that left the state as it was)
             // the records are flushed now, as is a full outbox.
             if !carried || writer.unflushed.count >= outboxLimit { try writer.flush() }

@@ -26,8 +26,11 @@ public final class SyncLogWriter {
     public let rotationBytes: Int64
     public private(set) var clock: HybridClock
     public private(set) var nextSequence: Int64
-    /// Records appended (or still to be appended) but not yet flushed: the outbox.
+    /// Records appended (or still to be appended) but not yet flushed: the outbox; and their lines.
     public private(set) var unflushed: [SyncRecord] = []
+    private var unflushedLines: [[UInt8]] = []
+    /// The lines of `unflushed`, one after the other (what the snapshot slot carries).
+    public private(set) var unflushedText: [UInt8] = []
     /// The last sequence number written to the file (those of `unflushed` after it are still to
     /// be written: a write failed, and is tried again with the next records).
     private var writtenThrough: Int64 = 0
@@ -92,9 +95,12 @@ public final class SyncLogWriter {
 
     /// Takes records stamped by `stamp` (in a change that was committed) as this device's and
     /// writes them without a flush. A failed write keeps them to write with the next records.
-    public func accept(_ records: [SyncRecord], clock stampClock: HybridClock) throws {
+    public func accept(_ records: [SyncRecord], lines: [[UInt8]]? = nil, clock stampClock: HybridClock) throws {
         guard let last = records.last else { return }
         unflushed += records
+        let added = lines ?? records.map { Array($0.line.utf8) }
+        unflushedLines += added
+        for line in added { unflushedText += line }
         nextSequence = last.sequence + 1
         clock = stampClock
         try writePending()
@@ -105,11 +111,16 @@ public final class SyncLogWriter {
     /// and clock readings are used by the next ones.
     @discardableResult
     public func append(_ drafts: [SyncDraft], wallMilliseconds: Int64) throws -> [SyncRecord] {
+        guard !drafts.isEmpty else { return [] }
         try writePending()
         let (records, stampClock) = stamp(drafts, wallMilliseconds: wallMilliseconds)
         let (number, size, written, kept) = (fileNumber, fileSize, writtenThrough, unflushed.count)
         do {
             unflushed += records
+            for record in records {
+                unflushedLines.append(Array(record.line.utf8))
+                unflushedText += unflushedLines.last!
+            }
             try writePending()
             try flush()
         } catch {
@@ -117,7 +128,11 @@ public final class SyncLogWriter {
             _ = truncate(path(number), off_t(size))
             if fileNumber != number { unlink(path(fileNumber)) }
             (fileNumber, fileSize, writtenThrough) = (number, size, written)
-            if unflushed.count > kept { unflushed.removeLast(unflushed.count - kept) }
+            if unflushed.count > kept {
+                unflushed.removeLast(unflushed.count - kept)
+                unflushedLines.removeLast(unflushedLines.count - kept)
+                unflushedText = unflushedLines.reduce(into: []) { $0 += $1 }
+            }
             throw error
         }
         if let last = records.last { nextSequence = last.sequence + 1 }
@@ -132,6 +147,8 @@ public final class SyncLogWriter {
         guard !unflushed.isEmpty || newFile else { return }
         try flushFile()
         unflushed = []
+        unflushedLines = []
+        unflushedText = []
     }
 
     private func flushFile() throws {
@@ -165,13 +182,14 @@ public final class SyncLogWriter {
     /// Writes the records not written yet.
     private func writePending() throws {
         guard let last = unflushed.last, last.sequence > writtenThrough else { return }
-        try write(unflushed.filter { $0.sequence > writtenThrough })
+        let first = unflushed.firstIndex { $0.sequence > writtenThrough }!
+        try write(Array(unflushed[first...]), lines: Array(unflushedLines[first...]))
     }
 
     /// Writes records at the end of the log without a flush. A record starts the next file when
     /// the current one has reached `rotationBytes` (the same rule record by record, so lines put
     /// back after a power cut land exactly where they were); the full file is flushed first.
-    private func write(_ records: [SyncRecord]) throws {
+    private func write(_ records: [SyncRecord], lines: [[UInt8]]) throws {
         var index = 0
         while index < records.count {
             if fileSize > 0 && fileSize >= rotationBytes {
@@ -182,7 +200,7 @@ public final class SyncLogWriter {
             }
             var bytes: [UInt8] = []
             while index < records.count && (fileSize + Int64(bytes.count) < rotationBytes || fileSize + Int64(bytes.count) == 0) {
-                bytes += Array(records[index].line.utf8)
+                bytes += lines[index]
                 index += 1
             }
             let target = path(fileNumber)

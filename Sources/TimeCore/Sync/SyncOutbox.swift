@@ -3,11 +3,10 @@
 /// flushes anyway. A first line names the folder and device they belong to; then one record line
 /// each, exactly as in the log (each with its own checksum).
 enum SyncOutbox {
-    static func encode(folder: String, device: String, records: [SyncRecord]) -> [UInt8] {
-        guard !records.isEmpty else { return [] }
-        var text = JSON.sortedObject(["outbox": .int(1), "folder": .string(folder), "device": .string(device)]).serialized + "\n"
-        for record in records { text += record.line }
-        return Array(text.utf8)
+    static func encode(folder: String, device: String, lines: [UInt8]) -> [UInt8] {
+        guard !lines.isEmpty else { return [] }
+        let head = JSON.sortedObject(["outbox": .int(1), "folder": .string(folder), "device": .string(device)]).serialized + "\n"
+        return Array(head.utf8) + lines
     }
 
     /// The records of an attachment that belong to `folder` and `device`, up to the first that
