@@ -222,7 +222,12 @@ public final class SyncEngine {
         guard !unmaterialized.isEmpty else { return records.count }
         let changed = unmaterialized
         try tracker.change(recordingStep: false) {
-            try SyncMaterializer(store: tracker.store, replica: replica, device: device).apply(changed)
+            let store = tracker.store
+            // What the merge writes is the merged state itself, not a change of this device's to
+            // publish: the rows it notes are forgotten (unless something of this device's waits).
+            let waiting = try store.database.queryFirst("SELECT count(*) FROM sync_dirty") { $0.int(0) } ?? 0
+            try SyncMaterializer(store: store, replica: replica, device: device).apply(changed)
+            if waiting == 0 { try store.database.execute("DELETE FROM sync_dirty") }
         }
         unmaterialized = []
         try tracker.reload()
