@@ -112,9 +112,16 @@ public final class SyncEngine {
             }.compactMap { try store.session(id: $0) }
         let categoryGID = Dictionary(categories.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
         let projectGID = Dictionary(projects.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
-        var groups: [SyncKind: [String: [String]]] = [:]
-        for kind in [SyncKind.category, .project] {
-            for (member, representative) in replica.representatives(kind) { groups[kind, default: [:]][representative, default: []].append(member) }
+        // Rule 3's groups, worked out only when a name changed or something went (rarely).
+        var representatives: [SyncKind: [String: String]] = [:]
+        func representative(_ kind: SyncKind) -> [String: String] {
+            if let known = representatives[kind] { return known }
+            let found = replica.representatives(kind)
+            representatives[kind] = found
+            return found
+        }
+        func members(_ kind: SyncKind, of id: String) -> [String] {
+            representative(kind).compactMap { $0.value == id ? $0.key : nil }.sorted()
         }
         var drafts: [SyncDraft] = []
         func diff(_ kind: SyncKind, _ id: String, _ fields: [String: JSON], origin: Bool = false) {
@@ -129,13 +136,16 @@ public final class SyncEngine {
             if !changed.isEmpty { drafts.append(SyncDraft(kind: kind, id: id, operation: .set, fields: changed)) }
             // A renamed project or category renames every member of its same-name group (rule 3).
             if let name = changed["name"], kind != .session {
-                for member in groups[kind]?[id] ?? [] where member != id {
+                for member in members(kind, of: id) where member != id {
                     drafts.append(SyncDraft(kind: kind, id: member, operation: .set, fields: ["name": name]))
                 }
             }
         }
-        for category in categories { diff(.category, category.globalID, SyncFields.category(category)) }
-        for project in projects {
+        // Between starts only what the change noted is compared; at start everything.
+        for category in categories where full || dirty[.category]?.contains(category.globalID) == true {
+            diff(.category, category.globalID, SyncFields.category(category))
+        }
+        for project in projects where full || dirty[.project]?.contains(project.globalID) == true {
             diff(.project, project.globalID, SyncFields.project(project, categoryGID: project.categoryID.flatMap { categoryGID[$0] } ?? ""))
         }
         for session in sessions {
@@ -156,7 +166,7 @@ public final class SyncEngine {
         for (kind, ids) in dirty {
             for id in ids.sorted() where !(present[kind]?.contains(id) ?? false) {
                 guard let entity = replica.entity(kind, id), entity.isLive else { continue }
-                if kind != .session, let target = replica.representatives(kind)[id], target != id, present[kind]?.contains(target) == true { continue }
+                if kind != .session, let target = representative(kind)[id], target != id, present[kind]?.contains(target) == true { continue }
                 drafts.append(SyncDraft(kind: kind, id: id, operation: .delete))
             }
         }
