@@ -32,7 +32,17 @@ public final class SyncEngine {
             try append([SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device) == nil ? .create : .set,
                                   fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
         }
-        try publish(wallMilliseconds: wallMilliseconds, full: true)  // first: a merge then knows every row of the store
+        // Everything is compared with the store when sync is enabled (changes made while it was
+        // off were not noted); when it resumes after a restart, what the store noted is enough.
+        let published = layout.root + " " + device
+        if try tracker.store.meta(SyncEngine.publishedKey) != published {
+            try publish(wallMilliseconds: wallMilliseconds, full: true)
+            try tracker.change(recordingStep: false) { try tracker.store.setMeta(SyncEngine.publishedKey, published) }
+        } else {
+            try publish(wallMilliseconds: wallMilliseconds)
+        }
+        // Records the store already holds (its saved positions match the files) are not written again.
+        held = SyncPositions.load(tracker.store, root: layout.root)?.held(in: layout) ?? [:]
         // From here every change publishes inside the gate; the slot carries the outbox.
         let gate = SyncGate(inner: tracker.recorder, engine: self)
         tracker.recorder = gate
@@ -42,6 +52,12 @@ public final class SyncEngine {
 
     /// Records a start-up put back into the log from the outbox (a power cut had taken them).
     public private(set) var reappended = 0
+    /// Meta key: the folder and device whose log holds everything of the store (set once enabled).
+    static let publishedKey = "sync_published"
+    /// Until the first merge: per device, the sequence number below which the store holds the records.
+    private var held: [String: Int64] = [:]
+    /// Records the last merge took in that the store already held (start-up skipped writing them).
+    public private(set) var alreadyHeld = 0
 
     /// Every device seen: id, name, time (Unix seconds) of its newest change.
     public var devices: [(id: String, name: String, newest: Int64)] {
@@ -227,7 +243,16 @@ public final class SyncEngine {
     public func merge(wallMilliseconds: Int64) throws -> Int {
         let (records, problems) = reader.readNew(except: device)
         self.problems = problems
-        unmaterialized += replica.apply(records)
+        if held.isEmpty {
+            unmaterialized += replica.apply(records)
+            alreadyHeld = 0
+        } else {
+            let known = records.filter { $0.sequence < (held[$0.device] ?? 1) }
+            replica.apply(known)
+            unmaterialized += replica.apply(records.filter { $0.sequence >= (held[$0.device] ?? 1) })
+            alreadyHeld = known.count
+            held = [:]
+        }
         if let newest = replica.newest { writer.observe(newest) }
         guard !unmaterialized.isEmpty else { return records.count }
         let changed = unmaterialized
@@ -238,6 +263,7 @@ public final class SyncEngine {
             let waiting = try store.database.queryFirst("SELECT count(*) FROM sync_dirty") { $0.int(0) } ?? 0
             try SyncMaterializer(store: store, replica: replica, device: device).apply(changed)
             if waiting == 0 { try store.database.execute("DELETE FROM sync_dirty") }
+            try SyncPositions(root: layout.root, devices: reader.cursors.filter { $0.key != device }).save(store)
         }
         unmaterialized = []
         try tracker.reload()
