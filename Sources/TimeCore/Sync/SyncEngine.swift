@@ -86,6 +86,8 @@ public final class SyncEngine {
     public var unflushedRecords: Int { writer.unflushed.count }
     /// Flushes of the log so far.
     public var logFlushes: Int { writer.flushes }
+    /// The log's newest file and its size as of the last flush: what a power cut cannot take.
+    public var logFlushedThrough: (file: Int, size: Int64) { writer.flushedThrough }
 
     /// Makes the log durable (idle, shutdown, or every `outboxLimit` records).
     public func flushLog() throws { try writer.flush() }

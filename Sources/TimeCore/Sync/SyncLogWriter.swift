@@ -36,6 +36,8 @@ public final class SyncLogWriter {
     private var writtenThrough: Int64 = 0
     /// Flushes of the log made so far (a benchmark counts them against the changes).
     public private(set) var flushes = 0
+    /// The newest file and its size as of the last flush (or the start): a power cut keeps at least that.
+    public private(set) var flushedThrough: (file: Int, size: Int64) = (1, 0)
     private var fileNumber: Int
     private var fileSize: Int64
     /// A file was started since the last flush: its name needs the folder flushed too.
@@ -75,6 +77,7 @@ public final class SyncLogWriter {
         }
         nextSequence = cursor.nextSequence
         writtenThrough = nextSequence - 1
+        flushedThrough = (fileNumber, fileSize)
     }
 
     /// Lets merged records move the clock on, so that the next local change comes after them.
@@ -159,6 +162,7 @@ public final class SyncLogWriter {
         if newFile { try Files.syncDirectory(folder) }
         newFile = false
         flushes += 1
+        flushedThrough = (fileNumber, fileSize)
     }
 
     /// Puts back the records of the outbox that a power cut took from the log: those from the
