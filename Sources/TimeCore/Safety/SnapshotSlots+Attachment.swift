@@ -15,6 +15,11 @@ extension SnapshotSlots {
     /// The attachment of a slot's bytes; empty when it has none or does not verify.
     static func attachment(of bytes: [UInt8]) -> [UInt8] {
         guard (try? body(of: bytes)) != nil else { return [] }
+        return attachment(ofVerified: bytes)
+    }
+
+    /// The attachment of slot bytes whose checksum was already checked.
+    static func attachment(ofVerified bytes: [UInt8]) -> [UInt8] {
         let fields = String(decoding: bytes[0..<headerSize], as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
         guard fields.count >= 5, let length = Int(fields[2]),
               let extra = Int(String(fields[4].filter { $0 != "\n" && $0 != " " })), extra > 0 else { return [] }
@@ -27,7 +32,7 @@ extension SnapshotSlots {
         for index in 0..<count {
             guard let bytes = try? Files.read(path(directory, index)), let slot = try? body(of: bytes),
                   (try? SnapshotFormat.read(slot.bytes)) != nil else { continue }
-            if best.map({ slot.sequence > $0.sequence }) ?? true { best = (slot.sequence, attachment(of: bytes)) }
+            if best.map({ slot.sequence > $0.sequence }) ?? true { best = (slot.sequence, attachment(ofVerified: bytes)) }
         }
         return best?.bytes ?? []
     }

@@ -63,7 +63,7 @@ final class SnapshotSlots {
         guard fdatasync(fd) == 0 else { throw FileError("flush to disk", path) }
         // Read back and compared, as every snapshot is.
         guard let read = try? Files.read(path), let body = try? SnapshotSlots.body(of: read), Files.same(body.bytes, snapshot),
-              body.sequence == sequence, Files.same(SnapshotSlots.attachment(of: read), attachment) else {
+              body.sequence == sequence, Files.same(SnapshotSlots.attachment(ofVerified: read), attachment) else {
             throw FileError("verify", path, code: EIO)
         }
     }

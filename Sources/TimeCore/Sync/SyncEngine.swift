@@ -107,22 +107,24 @@ public final class SyncEngine {
     /// records the store's triggers noted (`sync_dirty`), or with `full` every record (when
     /// sync starts). The cost follows what changed, not the history.
     public func publish(wallMilliseconds: Int64, full: Bool = false) throws {
-        let drafts = try localDrafts(full: full)
+        guard let drafts = try localDrafts(full: full) else { return }
         try append(drafts, wallMilliseconds: wallMilliseconds)
         try tracker.store.database.execute("DELETE FROM sync_dirty")
     }
 
-    /// What differs between the store and the merged state, as drafts of this device's records.
-    private func localDrafts(full: Bool) throws -> [SyncDraft] {
+    /// What differs between the store and the merged state, as drafts of this device's records;
+    /// nil when nothing was noted (and `full` is false).
+    private func localDrafts(full: Bool) throws -> [SyncDraft]? {
         let store = tracker.store
         var dirty: [SyncKind: Set<String>] = [:]
         if !full {
             for (kind, gid) in try store.database.query("SELECT kind, gid FROM sync_dirty") { ($0.string(0), $0.string(1)) } {
                 if let kind = SyncKind(rawValue: kind) { dirty[kind, default: []].insert(gid) }
             }
-            guard !dirty.isEmpty else { return [] }
+            guard !dirty.isEmpty else { return nil }
         }
-        let categories = try store.categories()
+        // (The categories only matter when categories or projects were written.)
+        let categories = full || dirty[.category] != nil || dirty[.project] != nil ? try store.categories() : []
         let projects = try store.projects()
         let sessions: [WorkSession] = full ? try store.allSessions()
             : try (dirty[.session] ?? []).sorted().compactMap { gid in
@@ -205,10 +207,11 @@ public final class SyncEngine {
 
     func stageLocalRecords() throws {
         dropStaged()
-        let drafts = try localDrafts(full: false)
-        guard !drafts.isEmpty else { return }
-        staged = writer.stamp(drafts, wallMilliseconds: tracker.clock.now() * 1000)
-        stagedLines = staged!.records.map { Array($0.line.utf8) }
+        guard let drafts = try localDrafts(full: false) else { return }
+        if !drafts.isEmpty {
+            staged = writer.stamp(drafts, wallMilliseconds: tracker.clock.now() * 1000)
+            stagedLines = staged!.records.map { Array($0.line.utf8) }
+        }
         try tracker.store.database.execute("DELETE FROM sync_dirty")
     }
 
