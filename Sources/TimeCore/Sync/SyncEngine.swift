@@ -97,8 +97,15 @@ public final class SyncEngine {
     public func stop() throws {
         let keeper = SyncGate.keeper(of: tracker.recorder)
         if let gate = tracker.recorder as? SyncGate, gate.engine === self { tracker.recorder = gate.inner }
-        try writer.flush()
-        keeper?.slotAttachment = nil
+        do {
+            try writer.flush()
+            keeper?.slotAttachment = nil
+        } catch {
+            // The outbox stays with the slots (as at start) until a start puts it in the log.
+            let outbox = SyncOutbox.encode(folder: layout.root, device: device, lines: writer.unflushedText)
+            keeper?.slotAttachment = outbox.isEmpty ? nil : { outbox }
+            throw error
+        }
     }
 
     // MARK: Publishing
