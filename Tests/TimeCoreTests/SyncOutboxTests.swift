@@ -71,6 +71,7 @@ final class SyncOutboxTests: XCTestCase {
         var (home, engine): (DataHome?, SyncEngine?) = try open(device)
         try home!.tracker.createProject(name: "Client A", color: "", category: "")
         try engine!.flushLog()
+        engine!.outboxLimit = 100  // no flush among the changes below
         let log = SyncLayout(folder: folder).deviceFolder(device) + "/" + SyncLayout.changeFileName(1)
         let flushed = try XCTUnwrap(Files.size(log))
         _ = try home!.tracker.startProject("Client A")

@@ -132,13 +132,18 @@ public final class SyncEngine {
         }
         // (The categories only matter when categories or projects were written.)
         let categories = full || dirty[.category] != nil || dirty[.project] != nil ? try store.categories() : []
-        let projects = try store.projects()
+        let projects = full || dirty[.category] != nil || dirty[.project] != nil ? try store.projects() : []
         let sessions: [WorkSession] = full ? try store.allSessions()
             : try (dirty[.session] ?? []).sorted().compactMap { gid in
                 try store.database.queryFirst("SELECT id FROM sessions WHERE gid = ?", .text(gid)) { $0.int(0) }
             }.compactMap { try store.session(id: $0) }
         let categoryGID = Dictionary(categories.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
-        let projectGID = Dictionary(projects.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
+        var projectGID = Dictionary(projects.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
+        // A change of the timer writes one session: its project's global id is looked up alone.
+        for session in sessions where projectGID[session.projectID] == nil {
+            projectGID[session.projectID] = try store.database.queryFirst("SELECT coalesce(gid, '') FROM projects WHERE id = ?",
+                                                                          .integer(session.projectID)) { $0.string(0) }
+        }
         // Rule 3's groups, worked out only when a name changed or something went (rarely).
         var representatives: [SyncKind: [String: String]] = [:]
         func representative(_ kind: SyncKind) -> [String: String] {
@@ -208,7 +213,9 @@ public final class SyncEngine {
     /// The slot written in this change carried the outbox with the staged records.
     private var carried = false
     /// After this many records not yet flushed, the log is flushed with the change that adds them.
-    public var outboxLimit = 32
+    /// Every record waiting makes each slot write longer: on the 2-core test machine 8 cost less
+    /// than 4 (more log flushes) and than 16 or 32 (longer slot writes) (time-bench, TIME_BENCH_OUTBOX).
+    public var outboxLimit = 8
     /// Why the log could not be written after the last change (the slot still carries the records).
     public private(set) var logProblem: String?
 
