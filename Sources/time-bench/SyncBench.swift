@@ -58,7 +58,8 @@ func measureSync(size: Int, options: Options, log: (String) -> Void) throws -> [
     add("sync: log flushes per local change", "", [Double(engine.logFlushes - flushesBefore) / 100])
     if flushCount() != nil {
         add("flushes per change: durable change, sync off", "", [Double(offFlushes) / 100])
-        add("flushes per change: durable change, sync on", "", [Double(onFlushes) / 100])
+        // Not under "flushes per change" (whose goal is one): with sync the log's batch flushes count too.
+        add("sync: flushes per local change (slot and log)", "", [Double(onFlushes) / 100])
     }
     try plain.tracker.stop()
 
