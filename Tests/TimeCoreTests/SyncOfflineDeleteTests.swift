@@ -53,4 +53,35 @@ final class SyncOfflineDeleteTests: XCTestCase {
         try a.stop()
         try b.stop()
     }
+
+    /// Enabling sync again compares the store with what it already merged of the others, not
+    /// with this device's own records alone: another device's edit made meanwhile is not undone
+    /// by this device publishing its older copy as new.
+    func testEnablingAgainDoesNotPublishAnotherDevicesOlderValuesAsNew() throws {
+        let laptop = try DataHome(directory: directory + "/laptop", clock: clock)
+        let desktop = try DataHome(directory: directory + "/desktop", clock: clock)
+        let folder = directory + "/Sync"
+        try desktop.tracker.createProject(name: "Client A", color: "", category: "")
+        let id = try desktop.tracker.addSession(project: 1, start: utc(2026, 5, 29, 9), duration: "1h", note: "as first written")
+        let laptopID = SyncRecord.newID()
+        var a = try SyncEngine(tracker: laptop.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)
+        let b = try SyncEngine(tracker: desktop.tracker, folder: folder, device: SyncRecord.newID(), deviceName: "desktop", wallMilliseconds: wall)
+        try a.merge(wallMilliseconds: wall)
+        XCTAssertEqual(try laptop.tracker.store.allSessions().map(\.note), ["as first written"])
+
+        try a.stop()
+        try laptop.tracker.disableSync()
+        clock.advance(60)
+        try desktop.tracker.setNote(session: id, note: "edited on the desktop")
+        try b.flushLog()
+        clock.advance(60)
+        _ = try laptop.tracker.enableSync(folder: folder, name: "laptop")
+        a = try SyncEngine(tracker: laptop.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)
+        try b.merge(wallMilliseconds: wall)
+        try a.merge(wallMilliseconds: wall)
+        XCTAssertEqual(try laptop.tracker.store.allSessions().map(\.note), ["edited on the desktop"])
+        XCTAssertEqual(try desktop.tracker.store.allSessions().map(\.note), ["edited on the desktop"])
+        try a.stop()
+        try b.stop()
+    }
 }

@@ -32,6 +32,18 @@ public final class SyncEngine {
             try append([SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device) == nil ? .create : .set,
                                   fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
         }
+        // What the store already holds of the other devices' records (its saved positions match
+        // the files) joins the merged state first, so that comparing the store with it finds this
+        // device's own changes only, never another device's newer edit that is not merged yet;
+        // those records are not written into the store again. The rest waits for the first merge.
+        let held = SyncPositions.load(tracker.store, root: layout.root)?.held(in: layout) ?? [:]
+        if !held.isEmpty {
+            let foreign = reader.readNew(except: device).records
+            let known = foreign.filter { $0.sequence < (held[$0.device] ?? 1) }
+            replica.apply(known)
+            alreadyHeld = known.count
+            waiting = foreign.filter { $0.sequence >= (held[$0.device] ?? 1) }
+        }
         // Everything is compared with the store when sync is enabled (changes made while it was
         // off were not noted); when it resumes after a restart, what the store noted is enough.
         let published = layout.root + " " + device
@@ -41,8 +53,6 @@ public final class SyncEngine {
         } else {
             try publish(wallMilliseconds: wallMilliseconds)
         }
-        // Records the store already holds (its saved positions match the files) are not written again.
-        held = SyncPositions.load(tracker.store, root: layout.root)?.held(in: layout) ?? [:]
         // From here every change publishes inside the gate; the slot carries the outbox.
         let gate = SyncGate(inner: tracker.recorder, engine: self)
         tracker.recorder = gate
@@ -54,9 +64,9 @@ public final class SyncEngine {
     public private(set) var reappended = 0
     /// Meta key: the folder and device whose log holds everything of the store (set once enabled).
     static let publishedKey = "sync_published"
-    /// Until the first merge: per device, the sequence number below which the store holds the records.
-    private var held: [String: Int64] = [:]
-    /// Records the last merge took in that the store already held (start-up skipped writing them).
+    /// Records of other devices read at start that the store does not hold yet: the first merge's.
+    private var waiting: [SyncRecord] = []
+    /// Records of other devices the store already held at start (they were not written again).
     public private(set) var alreadyHeld = 0
 
     /// Every device seen: id, name, time (Unix seconds) of its newest change.
@@ -260,18 +270,11 @@ public final class SyncEngine {
     /// writes them: the merged state never holds something the store has not been asked to.
     @discardableResult
     public func merge(wallMilliseconds: Int64) throws -> Int {
-        let (records, problems) = reader.readNew(except: device)
+        let (fresh, problems) = reader.readNew(except: device)
         self.problems = problems
-        if held.isEmpty {
-            unmaterialized += replica.apply(records)
-            alreadyHeld = 0
-        } else {
-            let known = records.filter { $0.sequence < (held[$0.device] ?? 1) }
-            replica.apply(known)
-            unmaterialized += replica.apply(records.filter { $0.sequence >= (held[$0.device] ?? 1) })
-            alreadyHeld = known.count
-            held = [:]
-        }
+        let records = waiting + fresh
+        waiting = []
+        unmaterialized += replica.apply(records)
         if let newest = replica.newest { writer.observe(newest) }
         guard !unmaterialized.isEmpty else { return records.count }
         let changed = unmaterialized
