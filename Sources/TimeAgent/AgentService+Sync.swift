@@ -11,7 +11,10 @@ final class AgentSync {
     var folder = ""
     var mergeSource: UInt32 = 0
     var recheckSource: UInt32 = 0
+    var flushSource: UInt32 = 0
     var announced: [String: DBusValue] = [:]
+    /// Seconds after a change before the log's unflushed records are flushed (one timer, not a tick).
+    static let flushDelay: guint = 2
 }
 
 /// Sync across devices on the bus (the contract's "Sync across devices"; docs/sync.md): the
@@ -87,6 +90,10 @@ extension AgentService {
     func stopSync() {
         if sync.mergeSource != 0 { g_source_remove(sync.mergeSource); sync.mergeSource = 0 }
         if sync.recheckSource != 0 { g_source_remove(sync.recheckSource); sync.recheckSource = 0 }
+        if sync.flushSource != 0 { g_source_remove(sync.flushSource); sync.flushSource = 0 }
+        do { try sync.engine?.stop() } catch {
+            Log.warning("the sync log could not be flushed (\(error)); the snapshot keeps its newest records, written at the next start")
+        }
         sync.engine = nil
         sync.watch = nil
         sync.folder = ""
@@ -107,6 +114,12 @@ extension AgentService {
         guard let engine = sync.engine else { return }
         do {
             try engine.publish(wallMilliseconds: wallMilliseconds)
+            if let problem = engine.logProblem { throw TrackerError.storageFailure(problem) }
+            // Records written but not flushed (the snapshot slot holds them) are flushed a little later, once.
+            if engine.unflushedRecords > 0 && sync.flushSource == 0 {
+                sync.flushSource = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT_IDLE, AgentSync.flushDelay, syncFlushDue,
+                                                              Unmanaged.passUnretained(self).toOpaque(), nil)
+            }
         } catch {
             // The change itself is safe in the store; the next publish (or start) writes it.
             sync.state = "error"
@@ -148,6 +161,13 @@ extension AgentService {
         } else {
             sync.state = "error"
             sync.message = "A change file in the sync folder is damaged: \(problems[0]). Changes after it wait; if the sync engine does not repair it, restore that file from the device that wrote it."
+        }
+    }
+
+    fileprivate func flushLog() {
+        sync.flushSource = 0
+        do { try sync.engine?.flushLog() } catch {
+            Log.warning("the sync log could not be flushed (\(error)); its records stay in the snapshot slot and are tried again")
         }
     }
 
@@ -218,6 +238,11 @@ extension AgentService {
 private func syncMergeDue(_ data: gpointer?) -> gboolean {
     Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().mergeNow()
     return 0  // G_SOURCE_REMOVE
+}
+
+private func syncFlushDue(_ data: gpointer?) -> gboolean {
+    Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().flushLog()
+    return 0
 }
 
 private func syncRecheckDue(_ data: gpointer?) -> gboolean {

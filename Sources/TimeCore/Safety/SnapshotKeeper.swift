@@ -89,6 +89,10 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// one whose snapshot the slots hold durably.
     private var lastSequence = 0
     private var durableSequence = 0
+    /// Bytes that travel with each change's slot, outside the state (sync's outbox); asked for
+    /// only when a slot is written. Until someone sets it, what the newest slot carried at start
+    /// travels on, so that no change made before sync starts drops it.
+    public var slotAttachment: (() -> [UInt8])?
 
     public init(directory: String, clock: Clock) throws {
         self.directory = directory
@@ -101,6 +105,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         slots = try SnapshotSlots(directory: directory)
         durableSequence = SnapshotSlots.entries(directory).last?.sequence ?? 0
         lastSequence = max(entries.last?.sequence ?? 0, durableSequence)
+        let carried = SnapshotSlots.newestAttachment(directory)
+        if !carried.isEmpty { slotAttachment = { carried } }
     }
 
     /// The chunk a month's sessions are kept in: the month itself in the current UTC year, the
@@ -318,7 +324,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             lastSequence = max(lastSequence, newest.sequence)
             state.slotWritten = (previous: durableSequence, now: newest.sequence)
             pending = state
-            try slots.write(bytes, sequence: newest.sequence)
+            try slots.write(bytes, attachment: slotAttachment?() ?? [], sequence: newest.sequence)
             durableSequence = newest.sequence
         }
         try store.setMeta("snapshot_state", stateHash)

@@ -7,6 +7,9 @@ import Glibc
 /// `time-tracker-slot <sequence> <length> <sha256 of the body>`, then the body: a snapshot file
 /// exactly as `state-…json` holds it (chunks it names are in the folder, flushed before it).
 /// A slot torn by a power cut fails its checksum and the other slot (the change before) counts.
+/// A slot may carry an attachment after the body (sync's outbox, SnapshotSlots+Attachment.swift):
+/// its length is a fifth header field, and the checksum then covers body and attachment together;
+/// it is never part of the snapshot's state.
 final class SnapshotSlots {
     static let count = 2
     static let headerSize = 128
@@ -41,13 +44,12 @@ final class SnapshotSlots {
     deinit { descriptors.forEach { close($0) } }
 
     /// Writes one snapshot into its sequence's slot and flushes it: the change's one flush.
-    func write(_ snapshot: [UInt8], sequence: Int) throws {
+    func write(_ snapshot: [UInt8], attachment: [UInt8] = [], sequence: Int) throws {
         if let code = Files.injectedWriteFailure { throw FileError("write", directory, code: code) }
         let index = sequence % SnapshotSlots.count
         let path = SnapshotSlots.path(directory, index)
-        var header = Array("\(SnapshotSlots.magic) \(sequence) \(snapshot.count) \(SHA256.hex(snapshot))".utf8)
-        header += [UInt8](repeating: UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count) + [UInt8(ascii: "\n")]
-        let bytes = header + snapshot
+        let header = SnapshotSlots.header(sequence: sequence, snapshot: snapshot, attachment: attachment)
+        let bytes = header + snapshot + attachment
         let fd = descriptors[index]
         var written = 0
         while written < bytes.count {
@@ -60,7 +62,8 @@ final class SnapshotSlots {
         }
         guard fdatasync(fd) == 0 else { throw FileError("flush to disk", path) }
         // Read back and compared, as every snapshot is.
-        guard let body = try? SnapshotSlots.body(of: Files.read(path)), Files.same(body.bytes, snapshot), body.sequence == sequence else {
+        guard let read = try? Files.read(path), let body = try? SnapshotSlots.body(of: read), Files.same(body.bytes, snapshot),
+              body.sequence == sequence, Files.same(SnapshotSlots.attachment(ofVerified: read), attachment) else {
             throw FileError("verify", path, code: EIO)
         }
     }
@@ -76,11 +79,14 @@ final class SnapshotSlots {
     /// The snapshot a slot holds and its sequence, when its checksum holds.
     static func body(of bytes: [UInt8]) throws -> (sequence: Int, bytes: [UInt8]) {
         guard bytes.count >= headerSize else { throw SnapshotFormat.Failure.malformed("an empty slot") }
-        let fields = String(decoding: bytes[0..<headerSize], as: UTF8.self).split(separator: " ", omittingEmptySubsequences: true)
+        let fields = String(decoding: bytes[0..<headerSize], as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
         guard fields.count >= 4, fields[0] == magic, let sequence = Int(fields[1]), let length = Int(fields[2]),
               length >= 0, headerSize + length <= bytes.count else { throw SnapshotFormat.Failure.malformed("a slot without its header") }
+        let extra = fields.count >= 5 ? Int(fields[4].trimmingCharacters()) ?? -1 : 0
+        guard extra >= 0, headerSize + length + extra <= bytes.count else { throw SnapshotFormat.Failure.malformed("a slot cut short") }
         let body = Array(bytes[headerSize..<(headerSize + length)])
-        guard SHA256.hex(body) == fields[3].trimmingCharacters() else { throw SnapshotFormat.Failure.checksumMismatch }
+        let covered = extra == 0 ? body : Array(bytes[headerSize..<(headerSize + length + extra)])
+        guard SHA256.hex(covered) == fields[3].trimmingCharacters() else { throw SnapshotFormat.Failure.checksumMismatch }
         return (sequence, body)
     }
 

@@ -133,6 +133,9 @@ public final class Store {
     }
 
     func deleteCategory(id: Int64) throws {
+        // Its projects first, as a statement of our own: the foreign key's own SET NULL would run
+        // sync's triggers under its ABORT policy, so a project noted twice failed the delete.
+        try database.run("UPDATE projects SET category_id = NULL WHERE category_id = ?", .integer(id))
         try database.run("DELETE FROM categories WHERE id = ?", .integer(id))
     }
 

@@ -6,6 +6,9 @@ public struct SyncCursor: Equatable, Sendable {
     public var offset: Int64 = 0
     /// The next sequence number this device's records must have.
     public var nextSequence: Int64 = 1
+    /// The checksum (`sum`) of the line that ends at `offset`, as written there: what a saved
+    /// position is checked against (SyncPositions).
+    public var lastSum = ""
     public init() {}
 }
 
@@ -68,6 +71,8 @@ public struct SyncLogReader: Sendable {
         guard let bytes = tail(of: path, from: cursor.offset) else { return ([], false, nil) }
         var records: [SyncRecord] = []
         var start = 0
+        var lastLine: Range<Int>?
+        defer { if let lastLine { cursor.lastSum = SyncCursor.sum(ofLine: bytes[lastLine]) } }
         while start < bytes.count {
             guard let end = bytes[start...].firstIndex(of: 10) else { return (records, false, nil) }  // mid-copy
             let record: SyncRecord
@@ -82,6 +87,7 @@ public struct SyncLogReader: Sendable {
                 cursor.nextSequence += 1
             }
             cursor.offset += Int64(end + 1 - start)
+            lastLine = start..<end
             start = end + 1
         }
         return (records, true, nil)

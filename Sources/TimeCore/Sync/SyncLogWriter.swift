@@ -12,21 +12,43 @@ public struct SyncDraft: Equatable, Sendable {
     }
 }
 
-/// Appends this device's records to its own folder, durably, rotating files at `rotationBytes`.
-/// It is the only writer of that folder; it writes nowhere else.
+/// Appends this device's records to its own folder, rotating files at `rotationBytes`. It is the
+/// only writer of that folder; it writes nowhere else.
+///
+/// Two ways to append (docs/sync.md, "One flush per change"): `append` writes and flushes at once
+/// (enabling, start-up); `accept` takes records stamped inside a change whose slot already
+/// carries them (the outbox), writes them without a flush, and `flush` makes them durable later,
+/// a batch at a time. A new file is only started after the one before is flushed, so the records
+/// not yet flushed are always the tail of the newest file.
 public final class SyncLogWriter {
     public let layout: SyncLayout
     public let device: String
     public let rotationBytes: Int64
     public private(set) var clock: HybridClock
     public private(set) var nextSequence: Int64
+    /// Records appended (or still to be appended) but not yet flushed: the outbox; and their lines.
+    public private(set) var unflushed: [SyncRecord] = []
+    private var unflushedLines: [[UInt8]] = []
+    /// The lines of `unflushed`, one after the other (what the snapshot slot carries).
+    public private(set) var unflushedText: [UInt8] = []
+    /// The last sequence number written to the file (those of `unflushed` after it are still to
+    /// be written: a write failed, and is tried again with the next records).
+    private var writtenThrough: Int64 = 0
+    /// Flushes of the log made so far (a benchmark counts them against the changes).
+    public private(set) var flushes = 0
+    /// The newest file and its size as of the last flush (or the start): a power cut keeps at least that.
+    public private(set) var flushedThrough: (file: Int, size: Int64) = (1, 0)
     private var fileNumber: Int
     private var fileSize: Int64
+    /// A file was started since the last flush: its name needs the folder flushed too.
+    private var newFile = false
 
     public var folder: String { layout.deviceFolder(device) }
+    private func path(_ number: Int) -> String { folder + "/" + SyncLayout.changeFileName(number) }
 
-    /// Opens (or starts) the device's folder. A torn last line, left by a crash mid-append and
-    /// never acknowledged, is cut off so that the file stays readable by every other device.
+    /// Opens (or starts) the device's folder. A torn or unreadable end of the newest file, left by
+    /// a crash or a power cut before it was flushed, is cut off so that the file stays readable by
+    /// every other device (what was acknowledged is still in the outbox: see `reappend`).
     public init(layout: SyncLayout, device: String, rotationBytes: Int64 = 4 << 20) throws {
         self.layout = layout; self.device = device; self.rotationBytes = rotationBytes
         try Files.makePrivateDirectory(layout.deviceFolder(device))
@@ -54,56 +76,155 @@ public final class SyncLogWriter {
             }
         }
         nextSequence = cursor.nextSequence
+        writtenThrough = nextSequence - 1
+        flushedThrough = (fileNumber, fileSize)
     }
 
     /// Lets merged records move the clock on, so that the next local change comes after them.
     public func observe(_ reading: HLC) { clock.observe(reading) }
 
-    /// Stamps, appends and fsyncs the drafts; returns the records as written. On failure nothing
-    /// is kept: the file is cut back and the sequence number and clock stay as they were.
+    /// The drafts as records with the next sequence numbers and clock readings, and the clock
+    /// after them; nothing is kept (a change may still be refused).
+    public func stamp(_ drafts: [SyncDraft], wallMilliseconds: Int64) -> (records: [SyncRecord], clock: HybridClock) {
+        var stampClock = clock
+        var sequence = nextSequence
+        let records = drafts.map { draft in
+            defer { sequence += 1 }
+            return SyncRecord(device: device, sequence: sequence, hlc: stampClock.tick(wallMilliseconds: wallMilliseconds),
+                              kind: draft.kind, id: draft.id, operation: draft.operation, fields: draft.fields)
+        }
+        return (records, stampClock)
+    }
+
+    /// Takes records stamped by `stamp` (in a change that was committed) as this device's and
+    /// writes them without a flush. A failed write keeps them to write with the next records.
+    public func accept(_ records: [SyncRecord], lines: [[UInt8]]? = nil, clock stampClock: HybridClock) throws {
+        guard let last = records.last else { return }
+        unflushed += records
+        let added = lines ?? records.map { Array($0.line.utf8) }
+        unflushedLines += added
+        for line in added { unflushedText += line }
+        nextSequence = last.sequence + 1
+        clock = stampClock
+        try writePending()
+    }
+
+    /// Stamps, appends and flushes the drafts (with every record not flushed before them);
+    /// returns the records as written. On failure the drafts are not kept: their sequence numbers
+    /// and clock readings are used by the next ones.
     @discardableResult
     public func append(_ drafts: [SyncDraft], wallMilliseconds: Int64) throws -> [SyncRecord] {
         guard !drafts.isEmpty else { return [] }
-        var stampClock = clock
-        var sequence = nextSequence
-        var records: [SyncRecord] = []
-        var text = ""
-        for draft in drafts {
-            let record = SyncRecord(device: device, sequence: sequence, hlc: stampClock.tick(wallMilliseconds: wallMilliseconds),
-                                    kind: draft.kind, id: draft.id, operation: draft.operation, fields: draft.fields)
-            sequence += 1
-            records.append(record)
-            text += record.line
-        }
-        var number = fileNumber
-        var size = fileSize
-        if size > 0 && size >= rotationBytes { number += 1; size = 0 }
-        let path = folder + "/" + SyncLayout.changeFileName(number)
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw FileError("open", path) }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 {
-                let failure = FileError("append to", path)
-                _ = ftruncate(fd, off_t(size))
-                throw failure
+        try writePending()
+        let (records, stampClock) = stamp(drafts, wallMilliseconds: wallMilliseconds)
+        let (number, size, written, kept) = (fileNumber, fileSize, writtenThrough, unflushed.count)
+        do {
+            unflushed += records
+            for record in records {
+                unflushedLines.append(Array(record.line.utf8))
+                unflushedText += unflushedLines.last!
             }
-            written += count
+            try writePending()
+            try flush()
+        } catch {
+            // Cut back to before the drafts (the records before them stay, written).
+            _ = truncate(path(number), off_t(size))
+            if fileNumber != number { unlink(path(fileNumber)) }
+            (fileNumber, fileSize, writtenThrough) = (number, size, written)
+            if unflushed.count > kept {
+                unflushed.removeLast(unflushed.count - kept)
+                unflushedLines.removeLast(unflushedLines.count - kept)
+                unflushedText = unflushedLines.reduce(into: []) { $0 += $1 }
+            }
+            throw error
         }
-        if fsync(fd) != 0 {
-            let failure = FileError("flush", path)
-            _ = ftruncate(fd, off_t(size))
-            throw failure
-        }
-        if size == 0 { try Files.syncDirectory(folder) }
-        fileNumber = number
-        fileSize = size + Int64(bytes.count)
-        nextSequence = sequence
+        if let last = records.last { nextSequence = last.sequence + 1 }
         clock = stampClock
         return records
+    }
+
+    /// Makes every record appended so far durable: one fsync of the newest file (and of the
+    /// folder when the file is new). The outbox is then empty.
+    public func flush() throws {
+        try writePending()
+        guard !unflushed.isEmpty || newFile else { return }
+        try flushFile()
+        unflushed = []
+        unflushedLines = []
+        unflushedText = []
+    }
+
+    private func flushFile() throws {
+        let fd = open(path(fileNumber), O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw FileError("open", path(fileNumber)) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileError("flush", path(fileNumber)) }
+        if newFile { try Files.syncDirectory(folder) }
+        newFile = false
+        flushes += 1
+        flushedThrough = (fileNumber, fileSize)
+    }
+
+    /// Puts back the records of the outbox that a power cut took from the log: those from the
+    /// next sequence number on, in order and without gaps, as the very same lines. Records the
+    /// log already has are skipped, so doing it twice adds nothing. Returns how many were written.
+    @discardableResult
+    public func reappend(_ outbox: [SyncRecord]) throws -> Int {
+        var missing: [SyncRecord] = []
+        for record in outbox.sorted(by: { $0.sequence < $1.sequence }) where record.device == device && record.sequence >= nextSequence {
+            guard record.sequence == nextSequence + Int64(missing.count) else { break }
+            missing.append(record)
+        }
+        guard !missing.isEmpty else { return 0 }
+        var reClock = clock
+        for record in missing { reClock.observe(record.hlc) }
+        try accept(missing, clock: reClock)
+        try flush()
+        return missing.count
+    }
+
+    /// Writes the records not written yet.
+    private func writePending() throws {
+        guard let last = unflushed.last, last.sequence > writtenThrough else { return }
+        let first = unflushed.firstIndex { $0.sequence > writtenThrough }!
+        try write(Array(unflushed[first...]), lines: Array(unflushedLines[first...]))
+    }
+
+    /// Writes records at the end of the log without a flush. A record starts the next file when
+    /// the current one has reached `rotationBytes` (the same rule record by record, so lines put
+    /// back after a power cut land exactly where they were); the full file is flushed first.
+    private func write(_ records: [SyncRecord], lines: [[UInt8]]) throws {
+        var index = 0
+        while index < records.count {
+            if fileSize > 0 && fileSize >= rotationBytes {
+                try flushFile()
+                fileNumber += 1
+                fileSize = 0
+                newFile = true
+            }
+            var bytes: [UInt8] = []
+            while index < records.count && (fileSize + Int64(bytes.count) < rotationBytes || fileSize + Int64(bytes.count) == 0) {
+                bytes += lines[index]
+                index += 1
+            }
+            let target = path(fileNumber)
+            let fd = open(target, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { throw FileError("open", target) }
+            defer { close(fd) }
+            if fileSize == 0 { newFile = true }
+            var written = 0
+            while written < bytes.count {
+                let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 {
+                    let failure = FileError("append to", target)
+                    _ = ftruncate(fd, off_t(fileSize))
+                    throw failure
+                }
+                written += count
+            }
+            fileSize += Int64(bytes.count)
+            writtenThrough = records[index - 1].sequence
+        }
     }
 }

@@ -6,6 +6,15 @@ struct SyncMaterializer {
     let store: Store
     let replica: SyncReplica
     let device: String
+    /// Rule 3's same-name representatives, worked out once per batch (not once per session).
+    private let categoryTargets: [String: String]
+    private let projectTargets: [String: String]
+
+    init(store: Store, replica: SyncReplica, device: String) {
+        self.store = store; self.replica = replica; self.device = device
+        categoryTargets = replica.representatives(.category)
+        projectTargets = replica.representatives(.project)
+    }
 
     func apply(_ changed: [(SyncKind, String)]) throws {
         try reconcile(.category)
@@ -24,7 +33,7 @@ struct SyncMaterializer {
     /// Categories or projects: delete, fold aliases into their representative, then write names
     /// in two steps (a temporary key first) so that swapped names never collide.
     private func reconcile(_ kind: SyncKind) throws {
-        let representatives = replica.representatives(kind)
+        let representatives = kind == .category ? categoryTargets : projectTargets
         let rows: [(id: Int64, gid: String)] = try store.database.query("SELECT id, coalesce(gid, '') FROM \(table(kind)) ORDER BY id") {
             ($0.int(0), $0.string(1))
         }
@@ -62,7 +71,7 @@ struct SyncMaterializer {
             return
         }
         let categoryGID = entity["category"]?.stringValue ?? ""
-        let categoryTarget = replica.representatives(.category)[categoryGID] ?? categoryGID
+        let categoryTarget = categoryTargets[categoryGID] ?? categoryGID
         let project = Project(id: row ?? 0, name: name, color: entity["color"]?.stringValue ?? "#3465a4",
                               categoryID: categoryTarget.isEmpty ? nil : try rowID(.category, categoryTarget),
                               archived: entity["archived"]?.boolValue ?? false, globalID: entity.id)
@@ -76,7 +85,7 @@ struct SyncMaterializer {
     private func remove(_ kind: SyncKind, _ row: Int64) throws {
         if kind == .category {
             try store.deleteCategory(id: row)
-        } else if try store.allSessions().contains(where: { $0.projectID == row }) {
+        } else if try store.database.queryFirst("SELECT 1 FROM sessions WHERE project_id = ? LIMIT 1", .integer(row), row: { _ in true }) == true {
             // A project deleted elsewhere that still has sessions here stays, archived.
             try store.database.run("UPDATE projects SET archived = 1 WHERE id = ?", .integer(row))
         } else {
@@ -90,7 +99,8 @@ struct SyncMaterializer {
             try store.deleteCategory(id: row)
             return
         }
-        for session in try store.allSessions() where session.projectID == row {
+        let ids = try store.database.query("SELECT id FROM sessions WHERE project_id = ?", .integer(row)) { $0.int(0) }
+        for session in try ids.compactMap({ try store.session(id: $0) }) {
             var moved = session
             moved.projectID = target
             try store.updateSession(moved, previous: session, segmentsChanged: false)
@@ -103,7 +113,7 @@ struct SyncMaterializer {
         let existing = try rowID(.session, gid).flatMap { try store.session(id: $0) }
         let elsewhere = entity["end"]?.isNull == true && entity["origin"]?.stringValue != device
         let projectGID = entity["project"]?.stringValue ?? ""
-        let projectRow = try rowID(.project, replica.representatives(.project)[projectGID] ?? projectGID)
+        let projectRow = try rowID(.project, projectTargets[projectGID] ?? projectGID)
         guard entity.isLive, !elsewhere, let projectRow else {
             if let existing { try store.deleteSession(existing) }
             return

@@ -43,9 +43,9 @@ public struct SyncRecord: Equatable, Sendable {
 
     /// The line as written: canonical JSON with its checksum, ended by a newline.
     public var line: String {
-        var members = body
-        members["sum"] = .string(SHA256.hex(JSON.sortedObject(body).serialized))
-        return JSON.sortedObject(members).serialized + "\n"
+        // `sum` sorts after every other key, so the line is the canonical body with it added last.
+        let text = JSON.sortedObject(body).serialized
+        return String(text.dropLast()) + ",\"sum\":\"" + SHA256.hex(text) + "\"}\n"
     }
 
     /// Reads one complete line (without its newline) written by the device `folderDevice`.

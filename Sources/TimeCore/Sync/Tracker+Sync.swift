@@ -50,7 +50,10 @@ extension Tracker {
     }
 
     public func disableSync() throws {
-        try change(recordingStep: false) { try store.setMeta("sync_folder", "") }
+        try change(recordingStep: false) {
+            try store.setMeta("sync_folder", "")
+            try store.setMeta(SyncEngine.publishedKey, "")  // changes from now on are not noted
+        }
     }
 }
 
