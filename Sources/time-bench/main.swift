@@ -246,9 +246,10 @@ func measure(size: Int, options: Options, agentBinary: String, log: (String) -> 
         try measureChangeKinds(home.tracker, now: now, add: add)
     }
     add("floor: one fdatasync of 4 KiB overwritten in place", "ms", try measureFlushFloor(folder: options.work))
-    let starts = try measureRollForward(data: data)
+    let starts = try measureRollForward(data: data, now: now)
     add("core start-up, store current", "ms", [starts.current])
-    add("core start-up, rolling forward after lost commits", "ms", [starts.rollingForward])
+    add("core start-up, rolling forward after lost commits", "ms", [starts.byDays])
+    add("core start-up, rolling forward the whole state", "ms", [starts.wholeState])
 
     // Let the kernel write back what the generation wrote, so that it does not compete with the measurements.
     sync()

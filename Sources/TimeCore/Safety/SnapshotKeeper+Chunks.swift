@@ -11,7 +11,7 @@ extension SnapshotKeeper {
     /// The carried copies' size that makes the next change flush the chunks in a batch instead.
     static let carriedLimit = 32 * 1024
     /// How many changes may carry chunks before the batch flush.
-    static let carriedChanges = 16
+    static let carriedChanges = 64
 
     /// Writes one chunk (a day's or an index) unless its file holds these bytes already; either
     /// way it is not known durable now, unless the tree names it there already. Returns its hash.
