@@ -45,6 +45,10 @@ func measureChangeKinds(_ tracker: Tracker, now: Int64, add: (String, String, [D
     row("DeleteSession, 2 years back", try timedWithFlushes(ids.count) { i in
         try tracker.deleteSession(id: ids[i])
     })
+    // A different day each: the chunks written pile up in the slots until their batch flush.
+    row("AddSession 30 min, a new day each, 2-3 years back", try timedWithFlushes(64) { i in
+        _ = try tracker.addSession(project: project, start: old - Int64(i + 1) * 5 * 86400, duration: "30m", note: "")
+    })
     row("UpdateProject rename", try timedWithFlushes(20) { i in
         try tracker.updateProject(id: project, changes: ProjectChanges(name: i % 2 == 0 ? "Bench Renamed" : "Bench A"))
     })

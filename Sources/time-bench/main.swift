@@ -104,7 +104,7 @@ func verdict(_ row: Row, in rows: [Row]) -> String {
         let flat = base.map { median <= 1.2 * $0 ? "flat (\(format(median / $0))× of 1,000)" : "NOT FLAT (\(format(median / $0))× of 1,000)" } ?? ""
         return atMost(1) + (flat.isEmpty ? "" : ", " + flat)
     case let name where name.hasPrefix("flushes per change"):
-        // SQLite's own checkpoint (every 1,000 pages) and a chunk joining its month add one now and then.
+        // SQLite's own checkpoint (every 1,000 pages) and the batch flush of chunks (SnapshotKeeper+Chunks) add one now and then.
         return median <= 1.1 ? "ok (goal 1, \(format(median)) with checkpoints)" : "MISSED (goal 1)"
     case let name where name.hasPrefix("core: ") && row.size > 1000:
         guard let base = rows.first(where: { $0.size == 1000 && $0.metric == name })?.summary.median else { return "" }

@@ -112,6 +112,17 @@ final class ChunkTreeTests: XCTestCase {
         XCTAssertEqual(try newestSlot(folder).carried.count, 0)
     }
 
+    /// A slot written before slots carried chunks (four header fields) reads as its snapshot.
+    func testASlotOfTheEarlierFormatStillReads() throws {
+        let snapshot = Array("{\"a snapshot\":1}".utf8)
+        var header = Array("\(SnapshotSlots.magic) 7 \(snapshot.count) \(SHA256.hex(snapshot))".utf8)
+        header += [UInt8](repeating: UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count) + [UInt8(ascii: "\n")]
+        let body = try SnapshotSlots.body(of: header + snapshot + Array("stale bytes of a longer slot".utf8))
+        XCTAssertEqual(body.sequence, 7)
+        XCTAssertEqual(body.bytes, snapshot)
+        XCTAssertEqual(body.carried.count, 0)
+    }
+
     /// A folder written by v8 (a flat chunk list: a past year's chunk, this year's month chunks,
     /// today's sessions inline) restores and migrates forward: the first change writes v9.
     func testTheV8LayoutIsReadAndMigratesForward() throws {

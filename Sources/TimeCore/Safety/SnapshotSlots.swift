@@ -93,7 +93,7 @@ final class SnapshotSlots {
     static func body(of bytes: [UInt8]) throws -> Body {
         guard bytes.count >= headerSize else { throw SnapshotFormat.Failure.malformed("an empty slot") }
         let fields = String(decoding: bytes[0..<headerSize], as: UTF8.self).split(separator: " ", omittingEmptySubsequences: true)
-            .map { $0.trimmingCharacters() }
+            .map { $0.trimmingCharacters() }.filter { !$0.isEmpty }
         guard fields.count >= 4, fields[0] == magic, let sequence = Int(fields[1]), let length = Int(fields[2]),
               length >= 0, headerSize + length <= bytes.count else { throw SnapshotFormat.Failure.malformed("a slot without its header") }
         let body = Array(bytes[headerSize..<(headerSize + length)])
