@@ -37,8 +37,8 @@ struct ChunkTree: Equatable {
     }
 
     /// Rewrites the index chunks above `days` (which were set already), deepest first: `write`
-    /// turns an index chunk's bytes into its hash (writing its file).
-    mutating func rewriteIndexes(above days: Set<String>, write: (String, [UInt8]) throws -> String) throws {
+    /// turns an index chunk's period, bytes and parts into its hash (writing its file).
+    mutating func rewriteIndexes(above days: Set<String>, write: (String, [UInt8], [Reference]) throws -> String) throws {
         var level = Set(days.compactMap(SnapshotFormat.parentPeriod))
         while !level.isEmpty {
             var next = Set<String>()
@@ -49,7 +49,7 @@ struct ChunkTree: Equatable {
                     set(nil, at: period)
                     continue
                 }
-                let hash = try write(period, SnapshotFormat.indexChunk(period: period, parts: children))
+                let hash = try write(period, SnapshotFormat.indexChunk(period: period, parts: children), children)
                 set(Reference(period: period, sha256: hash, sessions: children.reduce(0) { $0 + $1.sessions }), at: period)
             }
             level = next

@@ -104,7 +104,7 @@ public enum SnapshotFormat {
         return out + "]"
     }
 
-    /// The canonical JSON of a chunk list; kept by the caller while no month changes.
+    /// The canonical JSON of a chunk list; also an index chunk's parts.
     static func chunkList(_ chunks: [ChunkReference]) -> String {
         JSON.array(chunks.map {
             .sortedObject(["period": .string($0.period), "sha256": .string($0.sha256), "sessions": .int(Int64($0.sessions))])

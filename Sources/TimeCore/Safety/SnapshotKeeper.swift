@@ -10,7 +10,7 @@ import Glibc
 /// (SnapshotKeeper+Chunks).
 /// The open session and the latest sessions begun today (UTC) live in the snapshot file itself,
 /// so the timer's changes (pause, resume, stop, switch) rarely write a chunk: today's sessions
-/// join their month's chunk in whole blocks of `inlineBlock`, and the rest with the first change
+/// join their day's chunk in whole blocks of `inlineBlock`, and the rest with the first change
 /// of another day. Which sessions are inline depends only on the data and the day, so equal
 /// states on a day still make equal snapshots.
 public final class SnapshotKeeper: ChangeRecorder {
@@ -40,11 +40,11 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// True until the chunk tree matches the store: the first recorded change then reads every day.
     private var needsFullRecord = true
     /// Today's finished sessions, by id, are kept in the payload except for whole blocks of this
-    /// many, which go into the month's chunk: a busy day's payload stays small, and only every
+    /// many, which go into the day's chunk: a busy day's payload stays small, and only every
     /// 32nd session finished pays for rewriting a chunk.
     static let inlineBlock = 32
     /// The UTC day whose finished sessions the newest recorded payload holds itself (nil: none
-    /// known); the ids of that day's sessions its month's chunk holds instead (nil: not known);
+    /// known); the ids of that day's sessions its day's chunk holds instead (nil: not known);
     /// the first id held inline; and the inline sessions serialized, kept while they do not change.
     private var inlineDay: String?
     private var chunkedOfInlineDay: [Int64]?
@@ -230,9 +230,9 @@ public final class SnapshotKeeper: ChangeRecorder {
             let hash = try writeChunk(SnapshotFormat.chunk(period: day, sessions: sessions), period: day, state: &state)
             newTree.set(SnapshotFormat.ChunkReference(period: day, sha256: hash, sessions: sessions.count), at: day)
         }
-        try newTree.rewriteIndexes(above: days) { period, bytes in
+        try newTree.rewriteIndexes(above: days) { period, bytes, parts in
             let hash = try writeChunk(bytes, period: period, state: &state)
-            nodeCache[hash] = SnapshotFormat.indexParts(bytes)
+            nodeCache[hash] = parts
             return hash
         }
         tree = newTree
