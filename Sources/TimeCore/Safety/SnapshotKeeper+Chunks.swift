@@ -96,10 +96,16 @@ extension SnapshotKeeper {
 
     /// An index chunk's parts, read from its file (and kept), nil when it cannot be read.
     func indexParts(_ hash: String) -> [SnapshotFormat.ChunkReference]? {
+        indexTable(hash).map { $0.values.sorted { $0.period < $1.period } }
+    }
+
+    /// An index chunk's parts by period.
+    func indexTable(_ hash: String) -> [String: SnapshotFormat.ChunkReference]? {
         if let known = nodeCache[hash] { return known }
         guard hash.count == 64, let bytes = try? Files.read(directory + "/" + SnapshotKeeper.chunkName(hash)),
               SHA256.hex(bytes) == hash, let parts = SnapshotFormat.indexParts(bytes) else { return nil }
-        nodeCache[hash] = parts
-        return parts
+        let table = Dictionary(parts.map { ($0.period, $0) }, uniquingKeysWith: { first, _ in first })
+        nodeCache[hash] = table
+        return table
     }
 }

@@ -40,17 +40,30 @@ extension SnapshotKeeper {
         return references
     }
 
-    /// The chunk named at `period` under `references` (a `chunks` list, or an index chunk's parts
-    /// when `insideIndex`), nil when none is.
-    func chunk(at period: String, in references: [SnapshotFormat.ChunkReference], insideIndex: Bool) -> String? {
-        for reference in references {
-            if reference.period == period { return reference.sha256 }
-            if isIndex(reference, insideIndex: insideIndex), SnapshotFormat.covers(reference.period, period),
-               let parts = indexParts(reference.sha256) {
-                return chunk(at: period, in: parts, insideIndex: true)
-            }
+    /// The chunk named at `period` by a `chunks` list: listed there itself, or found by following
+    /// the root's index chunks down the period's year and month (a few table lookups, whatever
+    /// the history's size). Nil when none is.
+    func chunk(at period: String, in top: [SnapshotFormat.ChunkReference]) -> String? {
+        if let listed = top.first(where: { $0.period == period }) { return listed.sha256 }
+        guard let root = top.first(where: { $0.period.isEmpty }) else { return nil }
+        var node = root
+        for ancestor in SnapshotKeeper.path(to: period) {
+            guard let parts = indexTable(node.sha256), let next = parts[ancestor] else { return nil }
+            if ancestor == period { return next.sha256 }
+            node = next
         }
         return nil
+    }
+
+    /// The periods from a year down to `period`: "2024-03-15" gives 2024, 2024-03, 2024-03-15.
+    static func path(to period: String) -> [String] {
+        var result: [String] = []
+        var current: String? = period
+        while let step = current, !step.isEmpty {
+            result.append(step)
+            current = SnapshotFormat.parentPeriod(step)
+        }
+        return result.reversed()
     }
 
     /// A `chunks` list names only the root as an index (a v8 list names months and years of
@@ -62,7 +75,7 @@ extension SnapshotKeeper {
     private func collectUnused(_ references: [SnapshotFormat.ChunkReference], insideIndex: Bool,
                                others: [[SnapshotFormat.ChunkReference]], into dead: inout [String]) {
         for reference in references {
-            if others.contains(where: { chunk(at: reference.period, in: $0, insideIndex: false) == reference.sha256 }) { continue }
+            if others.contains(where: { chunk(at: reference.period, in: $0) == reference.sha256 }) { continue }
             dead.append(reference.sha256)
             if isIndex(reference, insideIndex: insideIndex), let parts = indexParts(reference.sha256) {
                 collectUnused(parts, insideIndex: true, others: others, into: &dead)

@@ -35,7 +35,7 @@ public final class SnapshotKeeper: ChangeRecorder {
     var changesCarrying = 0
     /// Index chunks' parts by SHA-256, and each kept snapshot's `chunks` list by sequence: what
     /// pruning needs to tell which chunks no kept snapshot names any more.
-    var nodeCache: [String: [SnapshotFormat.ChunkReference]] = [:]
+    var nodeCache: [String: [String: SnapshotFormat.ChunkReference]] = [:]
     var tops: [Int: [SnapshotFormat.ChunkReference]] = [:]
     /// True until the chunk tree matches the store: the first recorded change then reads every day.
     private var needsFullRecord = true
@@ -232,7 +232,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         }
         try newTree.rewriteIndexes(above: days) { period, bytes, parts in
             let hash = try writeChunk(bytes, period: period, state: &state)
-            nodeCache[hash] = parts
+            nodeCache[hash] = Dictionary(parts.map { ($0.period, $0) }, uniquingKeysWith: { first, _ in first })
             return hash
         }
         tree = newTree
