@@ -45,6 +45,10 @@ func measureChangeKinds(_ tracker: Tracker, now: Int64, add: (String, String, [D
     row("DeleteSession, 2 years back", try timedWithFlushes(ids.count) { i in
         try tracker.deleteSession(id: ids[i])
     })
+    // A different day each: the chunks written pile up in the slots until their batch flush.
+    row("AddSession 30 min, a new day each, 2-3 years back", try timedWithFlushes(64) { i in
+        _ = try tracker.addSession(project: project, start: old - Int64(i + 1) * 5 * 86400, duration: "30m", note: "")
+    })
     row("UpdateProject rename", try timedWithFlushes(20) { i in
         try tracker.updateProject(id: project, changes: ProjectChanges(name: i % 2 == 0 ? "Bench Renamed" : "Bench A"))
     })
@@ -77,21 +81,41 @@ func measureFlushFloor(folder: String) throws -> [Double] {
     }
 }
 
-/// A start-up after a power cut took the store's last commits: the store names an older
-/// snapshot than the newest kept, so the start rolls it forward (the whole state restored).
-func measureRollForward(data: String) throws -> (current: Double, rollingForward: Double) {
-    func start() throws -> Double {
+/// A start-up after a power cut took the store's last commits (an edit two years back and a timer
+/// change): the store is put back as it was before them, so the start rolls it forward, by the
+/// days they touched; and once more with no kept snapshot of the store's state, so the whole
+/// state is restored (what every roll-forward cost before).
+func measureRollForward(data: String, now: Int64) throws -> (current: Double, byDays: Double, wholeState: Double) {
+    func start(expecting phrase: String?) throws -> Double {
         let begin = monotonic()
         let home = try DataHome(directory: data)
         let took = (monotonic() - begin) * 1000
         guard home.status.state == .ok else { throw BenchError("the store did not open: \(home.status.message)") }
+        if let phrase, !home.warnings.contains(where: { $0.contains(phrase) }) {
+            throw BenchError("the start did not roll forward as expected: \(home.warnings)")
+        }
         return took
     }
-    let current = try start()
-    do {
-        let home = try DataHome(directory: data)
-        // What the lost commits leave: the store names the snapshot before the newest.
-        try home.tracker.store.database.execute("UPDATE meta SET value = '1' WHERE key = 'snapshot_sequence'")
+    let store = data + "/time.sqlite"
+    func loseTheLastCommits(round: Int64) throws {
+        let before = try Files.read(store)      // closed cleanly: the store file is whole
+        do {
+            let home = try DataHome(directory: data)
+            let old = now - 2 * 365 * 86400 - (now % 86400) + 14 * 3600 + round * 3600
+            try home.tracker.addSession(project: try home.tracker.resolveProject("Bench A").id, start: old, duration: "30m", note: "lost")
+            try home.tracker.startProject("Bench B")
+        }
+        try Files.writeDurably(before, to: store)
+        for suffix in ["-wal", "-shm"] { Files.remove(store + suffix) }
     }
-    return (current, try start())
+    let current = try start(expecting: nil)
+    try loseTheLastCommits(round: 0)
+    let byDays = try start(expecting: "the days they touched")
+    try loseTheLastCommits(round: 1)
+    do {
+        let stale = try Store(path: store, create: false)
+        try stale.database.execute("UPDATE meta SET value = 'not kept' WHERE key = 'snapshot_state'")
+    }
+    let wholeState = try start(expecting: "rolled forward")
+    return (current, byDays, wholeState)
 }

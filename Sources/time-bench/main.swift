@@ -109,7 +109,7 @@ func verdict(_ row: Row, in rows: [Row]) -> String {
     case "core: durable change, sync on (change + publish)", "core: durable change, sync on, mean (with the log's batch flushes)":
         return syncChangeVerdict(row, in: rows)
     case let name where name.hasPrefix("flushes per change"):
-        // SQLite's own checkpoint (every 1,000 pages) and a chunk joining its month add one now and then.
+        // SQLite's own checkpoint (every 1,000 pages) and the batch flush of chunks (SnapshotKeeper+Chunks) add one now and then.
         return median <= 1.1 ? "ok (goal 1, \(format(median)) with checkpoints)" : "MISSED (goal 1)"
     case let name where name.hasPrefix("core: ") && row.size > 1000:
         guard let base = rows.first(where: { $0.size == 1000 && $0.metric == name })?.summary.median else { return "" }
@@ -250,9 +250,10 @@ func measure(size: Int, options: Options, agentBinary: String, log: (String) -> 
         try measureChangeKinds(home.tracker, now: now, add: add)
     }
     add("floor: one fdatasync of 4 KiB overwritten in place", "ms", try measureFlushFloor(folder: options.work))
-    let starts = try measureRollForward(data: data)
+    let starts = try measureRollForward(data: data, now: now)
     add("core start-up, store current", "ms", [starts.current])
-    add("core start-up, rolling forward after lost commits", "ms", [starts.rollingForward])
+    add("core start-up, rolling forward after lost commits", "ms", [starts.byDays])
+    add("core start-up, rolling forward the whole state", "ms", [starts.wholeState])
 
     // Let the kernel write back what the generation wrote, so that it does not compete with the measurements.
     sync()

@@ -6,6 +6,7 @@ import Foundation
 ///   are each kept or lost, in any order, and a write may be torn at the 512-byte sector;
 /// - a name made (create, rename, link, unlink, mkdir) is kept once its folder was flushed;
 ///   before that each such change may or may not have happened;
+/// - after a `syncfs`, everything written before it is kept;
 /// - SQLite's `-shm` is a cache SQLite rebuilds after a crash: it is left out.
 /// Paths are kept relative to the recorded root.
 struct RecordedRun {
@@ -19,6 +20,7 @@ struct RecordedRun {
         case truncate(UInt64, Int)
         case sync(UInt64)
         case syncFolder(String)
+        case syncAll
     }
 
     /// File operations, in order.
@@ -45,6 +47,7 @@ struct RecordedRun {
             case "T": operations.append(.truncate(number(1), Int(parts[2]) ?? 0))
             case "S": operations.append(.sync(number(1)))
             case "D": operations.append(.syncFolder(relative(parts[1])))
+            case "F": operations.append(.syncAll)
             case "A": acknowledgments.append((operations.count, String(parts[2])))
             default: throw CrashStateFailure("unreadable line in the recorder's log: \(line.prefix(80))")
             }
@@ -166,6 +169,13 @@ struct CrashModel {
                 if change.folders.contains(folder) { CrashModel.apply(change, names: &names, folders: &folders) } else { left.append(change) }
             }
             pendingNames = left
+        case .syncAll:
+            for index in files.indices {
+                CrashModel.apply(files[index].pending, to: &files[index].durable)
+                files[index].pending.removeAll()
+            }
+            for change in pendingNames { CrashModel.apply(change, names: &names, folders: &folders) }
+            pendingNames.removeAll()
         }
     }
 

@@ -14,6 +14,8 @@
  *                        T <ino> <size>        a file cut to size      (data)
  *                        S <ino>               fsync/fdatasync of a file
  *                        D <path>              fsync of a folder
+ *                        F                     syncfs from a descriptor under the root:
+ *                                              everything written so far is durable
  *                      Without a log, only the flushes are counted: time_crash_recorder_flushes()
  *                      (looked up with dlsym by time-bench, for its "flushes per change" rows).
  *   TIME_CRASH_SKIP_FLUSH  a planted fault for the tests that expect a failure: fsync and
@@ -250,6 +252,19 @@ static int flushed(int fd, int (*real)(int)) {
 }
 
 int fsync(int fd) { REAL(fsync, int, int); return flushed(fd, real_fsync); }
+
+int syncfs(int fd) {
+    REAL(syncfs, int, int);
+    if (!tracked(fd)) return real_syncfs(fd);
+    pthread_mutex_lock(&lock);
+    int result = real_syncfs(fd);
+    if (result == 0) {
+        flush_count++;
+        record("F\n");
+    }
+    pthread_mutex_unlock(&lock);
+    return result;
+}
 int fdatasync(int fd) { REAL(fdatasync, int, int); return flushed(fd, real_fdatasync); }
 
 static int renamed(const char *from, const char *to, int (*call)(void *), void *context, char kind) {

@@ -126,8 +126,7 @@ final class DataSafetyTests: XCTestCase {
         for name in folder.states() {
             let state = try SnapshotKeeper.state(at: folder.snapshots + "/" + name)   // complete and verifiable
             XCTAssertFalse(state.projects.isEmpty)
-            let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + name))
-            for chunk in header.payload["chunks"]?.arrayValue ?? [] { referenced.insert("chunk-\(chunk["sha256"]!.stringValue!).json") }
+            referenced.formUnion(try ChunkTreeContents(snapshot: folder.snapshots + "/" + name).files)
         }
         XCTAssertEqual(Set(folder.chunks()), referenced, "chunks no kept snapshot uses are removed")
         XCTAssertEqual(try newestState(home).sessions.count, 30)
@@ -180,7 +179,8 @@ final class DataSafetyTests: XCTestCase {
         }
     }
 
-    /// Invariant 8: a pause or resume rewrites no chunk, whatever the history; a past edit rewrites one.
+    /// Invariant 8: a pause or resume rewrites no chunk, whatever the history; a past edit rewrites
+    /// its day's chunk and the three index chunks above it (month, year, root).
     func testTheCostOfAChangeDoesNotGrowWithHistory() throws {
         let home = try open()
         try home.tracker.createProject(name: "Writing", color: "", category: "")
@@ -196,25 +196,24 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertEqual(Set(folder.chunks()).subtracting(chunksBefore), [], "timer changes write no chunk of history")
         let chunksBeforeEdit = Set(folder.chunks())
         try home.tracker.setNote(session: 10, note: "one past session")
-        XCTAssertEqual(Set(folder.chunks()).subtracting(chunksBeforeEdit).count, 1, "a past edit rewrites exactly one chunk")
-        // Decades of history still make a short snapshot: a month each this year, a chunk each year before.
-        let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + folder.states().last!))
+        XCTAssertEqual(Set(folder.chunks()).subtracting(chunksBeforeEdit).count, 4, "a past edit rewrites its day and the indexes above")
+        // Years of history still make a short snapshot: it names the root index chunk alone.
+        let newest = folder.snapshots + "/" + folder.states().last!
+        let header = try SnapshotFormat.read(Files.read(newest))
         let periods = try XCTUnwrap(header.payload["chunks"]?.arrayValue).compactMap { $0["period"]?.stringValue }
-        XCTAssertEqual(periods, periods.sorted())
-        XCTAssertTrue(periods.allSatisfy { $0.hasPrefix("2026-") || $0.count == 4 }, "\(periods)")
-        XCTAssertEqual(periods.filter { $0.count == 4 }, ["2022", "2023", "2024", "2025"], "sessions go back to January 2022")
+        XCTAssertEqual(periods, [""])
+        let tree = try ChunkTreeContents(snapshot: newest)
+        XCTAssertEqual(tree.sessionsByPeriod.count, 60, "one chunk per day, at every age")
+        XCTAssertTrue(tree.sessionsByPeriod.keys.allSatisfy { $0.count == 10 }, "\(tree.sessionsByPeriod.keys.sorted())")
+        XCTAssertEqual(tree.indexPeriods.filter { $0.count == 4 }, ["2022", "2023", "2024", "2025", "2026"], "sessions go back to January 2022")
     }
 
     /// The newest snapshot's own sessions (`sessions`) and the sessions of its chunks, by id.
     private func layout() throws -> (inline: [Int64], chunked: [Int64]) {
         let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + folder.states().last!))
         let inline = (header.payload["sessions"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue }
-        var chunked: [Int64] = []
-        for reference in header.payload["chunks"]?.arrayValue ?? [] {
-            let chunk = try JSON.parse(Files.read(folder.snapshots + "/chunk-\(reference["sha256"]!.stringValue!).json"))
-            chunked += (chunk["sessions"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue }
-        }
-        return (inline.sorted(), chunked.sorted())
+        let chunked = try ChunkTreeContents(snapshot: folder.snapshots + "/" + folder.states().last!).sessionIDs
+        return (inline.sorted(), chunked)
     }
 
     /// Starting, switching and stopping the timer writes no chunk: the sessions finished today
@@ -378,8 +377,8 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertEqual(folder.states().count, SnapshotKeeper.keptStates)
     }
 
-    /// Months of the current year become one year chunk once the year is over, and a clock that
-    /// goes back across the year end still leaves every snapshot a complete state.
+    /// The chunks follow the days of the sessions alone, not the clock: across the year end, and
+    /// with a clock that goes back across it, every snapshot is a complete state.
     func testChunksFollowTheYearEndInBothDirections() throws {
         clock.time = 1_798_675_200 + 3600          // 2026-12-31 01:00 UTC
         let home = try open()
@@ -387,30 +386,21 @@ final class DataSafetyTests: XCTestCase {
         try home.tracker.addSession(project: 1, start: clock.time - 40 * 86400, duration: "1h", note: "november")
         // December 30th: an earlier day than the clock's, so in a chunk (today's sessions are in the payload).
         try home.tracker.addSession(project: 1, start: clock.time - 86400 - 3600, duration: "30m", note: "december")
-        func periods() throws -> [String] {
-            let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + folder.states().last!))
-            return try XCTUnwrap(header.payload["chunks"]?.arrayValue).compactMap { $0["period"]?.stringValue }
+        func days() throws -> [String] {
+            try ChunkTreeContents(snapshot: folder.snapshots + "/" + folder.states().last!).sessionsByPeriod.keys.sorted()
         }
-        XCTAssertEqual(try periods(), ["2026-11", "2026-12"])
+        XCTAssertEqual(try days(), ["2026-11-21", "2026-12-30"])
 
         clock.time += 2 * 86400                       // 2027-01-02
         try home.tracker.setNote(session: 2, note: "december, edited in January")
-        XCTAssertEqual(try periods(), ["2026"])
+        XCTAssertEqual(try days(), ["2026-11-21", "2026-12-30"])
         XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
 
         clock.time -= 2 * 86400                       // back to 2026-12-31
         try home.tracker.setNote(session: 1, note: "november, edited after the clock went back")
-        XCTAssertEqual(try periods(), ["2026-11", "2026-12"])
+        XCTAssertEqual(try days(), ["2026-11-21", "2026-12-30"])
         XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
-
-        // The same with a change that touches no finished session: only the new day's month is
-        // rewritten, and it must not overlap the year chunk.
-        clock.time += 2 * 86400                       // 2027-01-02
-        try home.tracker.setNote(session: 2, note: "december, edited in January again")
-        XCTAssertEqual(try periods(), ["2026"])
-        clock.time -= 2 * 86400                       // back to 2026-12-31
         try home.tracker.setReminderMinutes(20)
-        XCTAssertEqual(try periods(), ["2026-11", "2026-12"])
         XCTAssertEqual(try newestState(home), try DataState(store: home.tracker.store))
     }
 

@@ -31,9 +31,9 @@ final class SnapshotLayoutTests: XCTestCase {
         try XCTUnwrap(home.keeper).state(of: XCTUnwrap(home.keeper?.entries.last))
     }
 
+    /// The days the newest snapshot's chunks hold.
     private func periods(_ folder: Folder) throws -> [String] {
-        let header = try SnapshotFormat.read(Files.read(folder.snapshots + "/" + folder.states().last!))
-        return try XCTUnwrap(header.payload["chunks"]?.arrayValue).compactMap { $0["period"]?.stringValue }
+        try ChunkTreeContents(snapshot: folder.snapshots + "/" + folder.states().last!).sessionsByPeriod.keys.sorted()
     }
 
     /// A session of today that sits in a whole block of 32 (so in the month's chunk, not inline)
@@ -69,7 +69,7 @@ final class SnapshotLayoutTests: XCTestCase {
         let home = try open(folder)
         try home.tracker.createProject(name: "Writing", color: "", category: "")
         let id = try home.tracker.addSession(project: 1, start: utc(2026, 12, 20, 10), duration: "1h", note: "december")
-        XCTAssertEqual(try periods(folder), ["2026"])
+        XCTAssertEqual(try periods(folder), ["2026-12-20"])
 
         clock.time = utc(2026, 12, 31, 12)            // the clock goes back across the year end
         try home.tracker.deleteSession(id: id)
@@ -88,7 +88,7 @@ final class SnapshotLayoutTests: XCTestCase {
     }
 
     /// Equal data states on the same day make byte-identical payloads, whether the keeper ran
-    /// through the year end or started after it: last year's months become its year chunk.
+    /// through the year end or started after it.
     func testARestartAcrossTheYearEndMakesTheSamePayloadAsRunningThrough() throws {
         func run(restarting: Bool) throws -> (hash: String, periods: [String]) {
             let folder = makeFolder()
@@ -100,6 +100,7 @@ final class SnapshotLayoutTests: XCTestCase {
             _ = try home!.tracker.addSession(project: 1, start: utc(2026, 11, 10, 9), duration: "1h", note: "")
             // So are the global ids of sync (random when made): the same records, the same ids.
             try home!.tracker.store.database.execute("UPDATE projects SET gid = 'p1'; UPDATE sessions SET gid = 's1'")
+            try home!.tracker.setNote(session: 1, note: "the ids above reach its chunk")
             clock.time = utc(2027, 1, 2, 10)
             if restarting {
                 home = nil
@@ -110,7 +111,7 @@ final class SnapshotLayoutTests: XCTestCase {
         }
         let through = try run(restarting: false)
         let restarted = try run(restarting: true)
-        XCTAssertEqual(through.periods, ["2026"])
+        XCTAssertEqual(through.periods, ["2026-11-10"])
         XCTAssertEqual(restarted.periods, through.periods, "chunk layout after a restart")
         XCTAssertEqual(restarted.hash, through.hash, "equal states on the same day, equal payloads")
     }

@@ -23,8 +23,11 @@
 ///   store restored from a snapshot starts with an empty history. v6 → v7 changes nothing.
 /// - v8: v7 plus `gid`, the global id of sync (docs/sync.md), on every category, project and
 ///   session. v7 → v8 adds nothing: a restored record without one is given a new one.
+/// - v9: the chunks form a tree (SnapshotFormat+Tree): one chunk per UTC day at every age, day
+///   chunks listed by month index chunks, months by year index chunks, years by one root index
+///   chunk, which is all the payload's `chunks` list names. v8's flat list is a tree of depth one.
 public enum SnapshotFormat {
-    public static let currentVersion: Int64 = 8
+    public static let currentVersion: Int64 = 9
     public static let oldestVersion: Int64 = 2
     static let formatName = "time-tracker-snapshot"
 
@@ -101,7 +104,7 @@ public enum SnapshotFormat {
         return out + "]"
     }
 
-    /// The canonical JSON of a chunk list; kept by the caller while no month changes.
+    /// The canonical JSON of a chunk list; also an index chunk's parts.
     static func chunkList(_ chunks: [ChunkReference]) -> String {
         JSON.array(chunks.map {
             .sortedObject(["period": .string($0.period), "sha256": .string($0.sha256), "sessions": .int(Int64($0.sessions))])
@@ -271,6 +274,7 @@ public enum SnapshotFormat {
         if version <= 2 { current = try migrateV2toV3(current) }
         if version <= 3 { current = try migrateV3toV4(current) }
         if version <= 4 { current = try migrateV4toV5(current) }
+        if version <= 8 { current = migrateV8toV9(current) }
         // v5 → v6: a session without `importKey` was not imported; nothing to add.
         // v6 → v7: the payload is unchanged (the undo history is not part of a snapshot).
         // v7 → v8: records without `gid` get a new one when they are restored.
@@ -319,15 +323,7 @@ public enum SnapshotFormat {
         var sessions: [WorkSession] = []
         if let inline = payload["sessions"]?.arrayValue { sessions += try inline.map(decodeSession) }
         if let open = payload["openSession"], !open.isNull { sessions.append(try decodeSession(open)) }
-        for reference in payload["chunks"]?.arrayValue ?? [] {
-            guard let hash = reference["sha256"]?.stringValue, let period = reference["period"]?.stringValue,
-                  let count = reference["sessions"]?.intValue else { throw Failure.malformed("bad chunk reference") }
-            let bytes = try chunk(hash)
-            guard SHA256.hex(bytes) == hash, let json = try? JSON.parse(bytes), json["period"]?.stringValue == period,
-                  let list = json["sessions"]?.arrayValue, list.count == count
-            else { throw Failure.missingChunk(hash) }
-            sessions += try list.map(decodeSession)
-        }
+        sessions += try chunkSessions(payload["chunks"]?.arrayValue ?? [], chunk: chunk)
         guard minutes >= 0 && minutes <= Int64(Tracker.maximumReminderMinutes) else { throw Failure.malformed("bad settings") }
         return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes),
                          away: try decodeAway(payload["away"]),

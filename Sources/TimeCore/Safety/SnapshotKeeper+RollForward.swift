@@ -30,6 +30,11 @@ extension SnapshotKeeper {
             committed = 0
         }
         for entry in recoverable.reversed() where entry.sequence > committed {
+            // Only the days the lost commits touched, when the store's own state is kept
+            // (SnapshotKeeper+RollForwardDays); otherwise the whole state.
+            if (try? rollForwardByDays(store, to: entry)) != nil {
+                return "The store had lost its last changes (a power cut before they reached the disk); the days they touched were rolled forward from snapshot \(entry.sequence) (it was at \(committed)), and the undo history was cleared."
+            }
             // A snapshot that does not verify was never acknowledged: the next older one is tried.
             guard let state = try? state(of: entry) else { continue }
             try store.database.execute("DELETE FROM \(UndoHistory.table)")

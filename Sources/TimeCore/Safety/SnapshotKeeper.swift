@@ -4,10 +4,13 @@ import Glibc
 /// before it is acknowledged; the newest 20 distinct states are kept.
 ///
 /// Cost stays flat as history grows: completed sessions are stored in content-addressed chunk
-/// files, one per UTC month of their start, and a change rewrites only the months it touched.
+/// files, one per UTC day of their start, listed by a tree of small index chunks (ChunkTree), and
+/// a change rewrites only the days it touched and the indexes above them. Chunk files are written
+/// without a flush: the slot of the change carries them until a batch flush makes them durable
+/// (SnapshotKeeper+Chunks).
 /// The open session and the latest sessions begun today (UTC) live in the snapshot file itself,
 /// so the timer's changes (pause, resume, stop, switch) rarely write a chunk: today's sessions
-/// join their month's chunk in whole blocks of `inlineBlock`, and the rest with the first change
+/// join their day's chunk in whole blocks of `inlineBlock`, and the rest with the first change
 /// of another day. Which sessions are inline depends only on the data and the day, so equal
 /// states on a day still make equal snapshots.
 public final class SnapshotKeeper: ChangeRecorder {
@@ -23,54 +26,33 @@ public final class SnapshotKeeper: ChangeRecorder {
     }
 
     /// Kept snapshot files, oldest first.
-    public private(set) var entries: [Entry] = []
-    private var chunks: [String: SnapshotFormat.ChunkReference] = [:]
-    /// True until the chunk table matches the store: the first recorded change then reads every month.
+    public internal(set) var entries: [Entry] = []
+    /// The newest snapshot's chunk tree.
+    var tree = ChunkTree()
+    /// Chunks written (or newly named) since the last batch flush, by SHA-256: not known durable.
+    var unflushed: [String: (period: String, bytes: [UInt8])] = [:]
+    /// Changes whose slot carried chunks since the last batch flush.
+    var changesCarrying = 0
+    /// Index chunks' parts by SHA-256, and each kept snapshot's `chunks` list by sequence: what
+    /// pruning needs to tell which chunks no kept snapshot names any more.
+    var nodeCache: [String: [String: SnapshotFormat.ChunkReference]] = [:]
+    var tops: [Int: [SnapshotFormat.ChunkReference]] = [:]
+    /// True until the chunk tree matches the store: the first recorded change then reads every day.
     private var needsFullRecord = true
-    /// The serialized chunk list of `chunks`, kept while no month changes (a pause or resume
-    /// then serializes only the small parts of the payload).
-    private var chunkListCache: String?
     /// Today's finished sessions, by id, are kept in the payload except for whole blocks of this
-    /// many, which go into the month's chunk: a busy day's payload stays small, and only every
+    /// many, which go into the day's chunk: a busy day's payload stays small, and only every
     /// 32nd session finished pays for rewriting a chunk.
     static let inlineBlock = 32
     /// The UTC day whose finished sessions the newest recorded payload holds itself (nil: none
-    /// known); the ids of that day's sessions its month's chunk holds instead (nil: not known);
+    /// known); the ids of that day's sessions its day's chunk holds instead (nil: not known);
     /// the first id held inline; and the inline sessions serialized, kept while they do not change.
     private var inlineDay: String?
     private var chunkedOfInlineDay: [Int64]?
     private var firstInlineID = Int64.max
     private var inlineCache: String?
-    /// Which chunks each kept snapshot refers to, and how many kept snapshots refer to each chunk:
-    /// loaded when first needed for pruning, then kept up to date change by change.
-    private var chunkUse: ChunkUse?
-
-    private struct ChunkUse {
-        var byEntry: [Int: Set<String>] = [:]
-        var counts: [String: Int] = [:]
-
-        mutating func add(_ sequence: Int, _ hashes: Set<String>) {
-            remove(sequence)
-            byEntry[sequence] = hashes
-            for hash in hashes { counts[hash, default: 0] += 1 }
-        }
-
-        /// Forgets an entry; returns the chunks no kept snapshot refers to any more.
-        @discardableResult
-        mutating func remove(_ sequence: Int) -> [String] {
-            guard let hashes = byEntry.removeValue(forKey: sequence) else { return [] }
-            var unused: [String] = []
-            for hash in hashes {
-                let count = (counts[hash] ?? 1) - 1
-                counts[hash] = count > 0 ? count : nil
-                if count <= 0 { unused.append(hash) }
-            }
-            return unused
-        }
-    }
-
-    private struct Pending {
-        var previousChunks: [String: SnapshotFormat.ChunkReference]
+    struct Pending {
+        var previousTree: ChunkTree
+        var previousUnflushed: [String: (period: String, bytes: [UInt8])]
         var previousEntries: [Entry]
         var previousNeedsFullRecord: Bool
         var previousInlineDay: String?
@@ -78,11 +60,10 @@ public final class SnapshotKeeper: ChangeRecorder {
         var renamed: (from: String, to: String)?
         var slotWritten: (previous: Int, now: Int)?
     }
-    private var pending: Pending?
+    var pending: Pending?
 
-    /// Temporary files for the next snapshot and the next chunk, created after each change.
-    private let nextSnapshotFile: PreparedFile
-    private let nextChunkFile: PreparedFile
+    /// The temporary file for the next snapshot, created after each change.
+    let nextSnapshotFile: PreparedFile
     /// The durable record of each change (SnapshotSlots): one in-place write and one flush.
     private let slots: SnapshotSlots
     /// The highest sequence number used so far (kept files and slots), never reused; and the
@@ -101,27 +82,12 @@ public final class SnapshotKeeper: ChangeRecorder {
         for name in Files.list(directory) where name.hasSuffix(".tmp") { unlink(directory + "/" + name) }
         entries = SnapshotKeeper.scan(directory)
         nextSnapshotFile = PreparedFile(path: directory + "/next-state.tmp")
-        nextChunkFile = PreparedFile(path: directory + "/next-chunk.tmp")
         slots = try SnapshotSlots(directory: directory)
+        repairCarriedChunks()
         durableSequence = SnapshotSlots.entries(directory).last?.sequence ?? 0
         lastSequence = max(entries.last?.sequence ?? 0, durableSequence)
         let carried = SnapshotSlots.newestAttachment(directory)
         if !carried.isEmpty { slotAttachment = { carried } }
-    }
-
-    /// The chunk a month's sessions are kept in: the month itself in the current UTC year, the
-    /// whole year before it. Old years rarely change, and the payload stays short.
-    func period(ofMonth month: String) -> String {
-        let year = String(month.prefix(4))
-        return year < String(CivilDate.utcMonthKey(clock.now()).prefix(4)) ? year : month
-    }
-
-    func period(ofDay day: String) -> String { period(ofMonth: String(day.prefix(7))) }
-
-    /// True when `period` is a month whose year is kept as one chunk already: only possible when
-    /// the clock went back across a year end.
-    private func overlapsAnotherKind(_ period: String) -> Bool {
-        period.contains("-") && chunks[String(period.prefix(4))] != nil
     }
 
     static func fileName(sequence: Int, stateHash: String) -> String {
@@ -156,44 +122,44 @@ public final class SnapshotKeeper: ChangeRecorder {
         let header = try SnapshotFormat.read(try SnapshotSlots.snapshotBytes(at: path))
         let payload = try SnapshotFormat.migrate(header.payload, from: header.version)
         let folder = Files.directoryName(path)
+        // A slot carries the chunks that were not yet durable when it was written: a chunk file a
+        // power cut took or tore is read from there.
+        let carried = SnapshotSlots.carried(at: path)
         return try SnapshotFormat.state(from: payload) { hash in
             guard hash.count == 64, hash.allSatisfy({ $0.isHexDigit }) else { throw SnapshotFormat.Failure.missingChunk(hash) }
-            do { return try Files.read(folder + "/" + chunkName(hash)) } catch { throw SnapshotFormat.Failure.missingChunk(hash) }
+            if let bytes = try? Files.read(folder + "/" + chunkName(hash)), SHA256.hex(bytes) == hash { return bytes }
+            guard let bytes = carried[hash] else { throw SnapshotFormat.Failure.missingChunk(hash) }
+            return bytes
         }
     }
 
-    /// Makes the chunk table match the snapshot the store says it was last recorded with, so
+    /// Makes the chunk tree match the snapshot the store says it was last recorded with, so
     /// the next change rewrites only what it touches. When no kept snapshot matches (a new or
-    /// migrated store, lost snapshots), the next change records every month.
+    /// migrated store, lost snapshots, an older layout), the next change records every day.
     public func attach(to store: Store) {
         needsFullRecord = true
         guard let recorded = try? store.meta("snapshot_state"),
               let entry = entries.last(where: { $0.stateHash == recorded }),
               let header = try? SnapshotFormat.read(try Files.read(entry.path)), header.version == SnapshotFormat.currentVersion,
-              let references = header.payload["chunks"]?.arrayValue
+              let references = header.payload["chunks"]?.arrayValue, references.count <= 1
         else { return }
-        var table: [String: SnapshotFormat.ChunkReference] = [:]
-        for reference in references {
+        var root: SnapshotFormat.ChunkReference?
+        if let reference = references.first {
             guard let period = reference["period"]?.stringValue, let hash = reference["sha256"]?.stringValue,
-                  let count = reference["sessions"]?.intValue,
-                  Files.kind(directory + "/" + SnapshotKeeper.chunkName(hash)) == .regular else { return }
-            table[period] = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: Int(count))
+                  let count = reference["sessions"]?.intValue else { return }
+            root = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: Int(count))
         }
+        guard let loaded = ChunkTree.load(root: root, node: indexParts) else { return }
         // The day the payload kept in itself (all its sessions began that day), so that the
-        // first change of another day moves them into their month's chunk.
+        // first change of another day moves them into their day's chunk.
         let inline = header.payload["sessions"]?.arrayValue ?? []
-        guard let firstStart = inline.first?["start"]?.intValue else {
-            chunks = table
-            inlineDay = nil
-            chunkedOfInlineDay = nil
-            inlineCache = nil
-            needsFullRecord = false
-            prepareFiles()
-            return
+        var day: String?
+        if let firstStart = inline.first?["start"]?.intValue {
+            day = CivilDate.utcDayKey(firstStart)
+            guard inline.allSatisfy({ $0["start"]?.intValue.map(CivilDate.utcDayKey) == day }) else { return }
         }
-        let day = CivilDate.utcDayKey(firstStart)
-        guard inline.allSatisfy({ $0["start"]?.intValue.map(CivilDate.utcDayKey) == day }) else { return }
-        chunks = table
+        tree = loaded
+        tops[entry.sequence] = root.map { [$0] } ?? []
         inlineDay = day
         chunkedOfInlineDay = nil
         inlineCache = nil
@@ -206,7 +172,6 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// Creates the temporary files the next change will write into.
     public func prepareFiles() {
         nextSnapshotFile.prepare()
-        nextChunkFile.prepare()
     }
 
     // MARK: ChangeRecorder
@@ -224,72 +189,61 @@ public final class SnapshotKeeper: ChangeRecorder {
 
     private func record(_ store: Store, changedDays: Set<String>) throws {
         tidyUp()
-        var state = Pending(previousChunks: chunks, previousEntries: entries, previousNeedsFullRecord: needsFullRecord,
-                            previousInlineDay: inlineDay, writtenFiles: [], renamed: nil)
+        var state = Pending(previousTree: tree, previousUnflushed: unflushed, previousEntries: entries,
+                            previousNeedsFullRecord: needsFullRecord, previousInlineDay: inlineDay, writtenFiles: [], renamed: nil)
         pending = state
         let today = CivilDate.utcDayKey(clock.now())
-        var periods = Set<String>()
-        for day in changedDays where day != today { periods.insert(period(ofDay: day)) }
+        var days = Set<String>()
+        for day in changedDays where day != today { days.insert(day) }
         // Another day (or the first change since start): the day kept inline goes into its chunk.
-        if inlineDay != today, let previous = inlineDay { periods.insert(period(ofDay: previous)) }
+        if inlineDay != today, let previous = inlineDay { days.insert(previous) }
         if inlineCache == nil || inlineDay != today || changedDays.contains(today) {
-            // Which of today's sessions are inline: all but the whole blocks. The month's chunk
+            // Which of today's sessions are inline: all but the whole blocks. The day's chunk
             // is rewritten only when the sessions it holds of today change.
             let ids = try store.completedSessionIDs(inPeriod: today)
             let blocks = ids.count / SnapshotKeeper.inlineBlock * SnapshotKeeper.inlineBlock
             let chunked = Array(ids.prefix(blocks))
             if inlineDay != today || chunked != chunkedOfInlineDay || !store.changedSessionIDs.isDisjoint(with: chunked) {
-                periods.insert(period(ofDay: today))
+                days.insert(today)
             }
             firstInlineID = blocks < ids.count ? ids[blocks] : Int64.max
             inlineCache = SnapshotFormat.sessionList(try store.completedSessions(inPeriod: today, fromID: firstInlineID))
             inlineDay = today
             chunkedOfInlineDay = chunked
         }
-        // Months of a year that is over go into that year's chunk, whenever the keeper notices
-        // (running through the year end or started after it): the layout follows the clock alone.
-        for key in chunks.keys where key.contains("-") && period(ofMonth: key) != key {
-            periods.insert(period(ofMonth: key))
-        }
-        // Only now are all the periods known (today's may have joined them).
-        if needsFullRecord || periods.contains(where: overlapsAnotherKind) {
-            // Everything anew: at the first change after start without a matching snapshot, or when
-            // the clock went back across a year end so that months and their year would overlap.
-            periods = Set(try store.monthsWithCompletedSessions().map(period(ofMonth:)))
-            chunks.removeAll()
-            chunkListCache = nil
-        }
-        if !periods.isEmpty { chunkListCache = nil }
-        var wroteChunk = false
-        for period in periods.sorted() {
-            // A past year's chunk replaces the month chunks it was kept in while it was current.
-            if !period.contains("-") {
-                for key in chunks.keys where key.hasPrefix(period + "-") { chunks[key] = nil }
+        var sessionsOfDay: [String: [WorkSession]]?
+        // The new tree; the keeper's stays the previous one until it is complete (writeChunk
+        // compares with it).
+        var newTree = tree
+        if needsFullRecord {
+            // Everything anew: at the first change after start without a matching snapshot.
+            var grouped: [String: [WorkSession]] = [:]
+            for session in try store.allSessions() where session.end != nil {
+                let day = CivilDate.utcDayKey(session.start)
+                if day == today && session.id >= firstInlineID { continue }
+                grouped[day, default: []].append(session)
             }
-            let sessions = try store.completedSessions(inPeriod: period, leavingOut: (today, firstInlineID))
+            sessionsOfDay = grouped
+            days = Set(grouped.keys)
+            newTree = ChunkTree()
+        }
+        for day in days.sorted() {
+            let sessions = try sessionsOfDay?[day] ?? store.completedSessions(inPeriod: day, leavingOut: (today, firstInlineID))
             if sessions.isEmpty {
-                chunks[period] = nil
+                newTree.set(nil, at: day)
                 continue
             }
-            let bytes = SnapshotFormat.chunk(period: period, sessions: sessions)
-            let hash = SHA256.hex(bytes)
-            let path = directory + "/" + SnapshotKeeper.chunkName(hash)
-            let existed = Files.kind(path) == .regular
-            if !existed || (try? Files.read(path)).map(SHA256.hex) != hash {
-                // A new file is listed first, so that a write failing after its rename (the
-                // read-back) is removed too; a damaged one being replaced only once it is.
-                if !existed { state.writtenFiles.append(path) }
-                pending = state
-                try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextChunkFile)
-                if existed { state.writtenFiles.append(path) }
-                pending = state
-                wroteChunk = true
-            }
-            chunks[period] = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: sessions.count)
+            let hash = try writeChunk(SnapshotFormat.chunk(period: day, sessions: sessions), period: day, state: &state)
+            newTree.set(SnapshotFormat.ChunkReference(period: day, sha256: hash, sessions: sessions.count), at: day)
         }
+        try newTree.rewriteIndexes(above: days) { period, bytes, parts in
+            let hash = try writeChunk(bytes, period: period, state: &state)
+            nodeCache[hash] = Dictionary(parts.map { ($0.period, $0) }, uniquingKeysWith: { first, _ in first })
+            return hash
+        }
+        tree = newTree
         needsFullRecord = false
-        let chunkList = chunkListCache ?? SnapshotFormat.chunkList(chunks.values.sorted { $0.period < $1.period })
-        chunkListCache = chunkList
+        let chunkList = tree.topList
         let payload = SnapshotFormat.payload(
             categories: try store.categories(), projects: try store.projects(),
             reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
@@ -318,13 +272,17 @@ public final class SnapshotKeeper: ChangeRecorder {
             try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextSnapshotFile, flush: false)
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
         }
+        if let newest = entries.last {
+            tops[newest.sequence] = tree.root.map { [$0] } ?? []
+        }
         if let newest = entries.last, newest.sequence != durableSequence {
-            // The chunks the snapshot names are durable before it is: new names need the folder flushed.
-            if wroteChunk { try Files.syncDirectory(directory) }
+            // The chunks the snapshot names that are not known durable travel in its slot, up to
+            // a batch flush that makes them all durable at once.
+            let carried = try chunksToCarry()
             lastSequence = max(lastSequence, newest.sequence)
             state.slotWritten = (previous: durableSequence, now: newest.sequence)
             pending = state
-            try slots.write(bytes, attachment: slotAttachment?() ?? [], sequence: newest.sequence)
+            try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: slotAttachment?() ?? [])
             durableSequence = newest.sequence
         }
         try store.setMeta("snapshot_state", stateHash)
@@ -334,14 +292,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     }
 
     public func changeCommitted() {
-        guard let done = pending else { return }
+        guard pending != nil else { return }
         pending = nil
-        if chunkUse != nil, let newest = entries.last, newest.path != done.previousEntries.last?.path {
-            if let renamed = done.renamed, let oldSequence = SnapshotKeeper.sequence(inName: renamed.from) {
-                chunkUse!.remove(oldSequence)
-            }
-            chunkUse!.add(newest.sequence, Set(chunks.values.map(\.sha256)))
-        }
         tidyUpDue = true
     }
 
@@ -366,43 +318,14 @@ public final class SnapshotKeeper: ChangeRecorder {
             durableSequence = slot.previous
         }
         for path in undone.writtenFiles { unlink(path) }
-        chunks = undone.previousChunks
-        chunkListCache = nil
+        tree = undone.previousTree
+        unflushed = undone.previousUnflushed
         inlineDay = undone.previousInlineDay
         chunkedOfInlineDay = nil
         inlineCache = nil
         entries = undone.previousEntries
         needsFullRecord = undone.previousNeedsFullRecord
         prepareFiles()
-    }
-
-    private static func sequence(inName path: String) -> Int? {
-        let parts = Files.baseName(path).split(separator: "-")
-        return parts.count == 3 ? Int(parts[1]) : nil
-    }
-
-    /// Removes snapshots beyond the newest 20 and the chunks no kept snapshot refers to; the
-    /// first of each becomes the next temporary file instead of being deleted.
-    private func prune() {
-        guard entries.count > SnapshotKeeper.keptStates else { return }
-        if chunkUse == nil { chunkUse = loadChunkUse() }
-        let current = Set(chunks.values.map(\.sha256))
-        while entries.count > SnapshotKeeper.keptStates {
-            let oldest = entries.removeFirst()
-            if !nextSnapshotFile.recycle(oldest.path) { unlink(oldest.path) }
-            for hash in chunkUse!.remove(oldest.sequence) where !current.contains(hash) {
-                let chunk = directory + "/" + SnapshotKeeper.chunkName(hash)
-                if !nextChunkFile.recycle(chunk) { unlink(chunk) }
-            }
-        }
-    }
-
-    private func loadChunkUse() -> ChunkUse {
-        var use = ChunkUse()
-        for entry in entries {
-            use.add(entry.sequence, SnapshotFormat.chunkHashes(inFile: (try? Files.read(entry.path)) ?? []))
-        }
-        return use
     }
 
     // MARK: Restoring

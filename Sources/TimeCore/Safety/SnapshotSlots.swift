@@ -5,7 +5,10 @@ import Glibc
 /// sequence number (overwritten in place) and flushes it with one fdatasync: no new file, no
 /// rename, no folder flush. A slot is a header line padded to `headerSize` bytes,
 /// `time-tracker-slot <sequence> <length> <sha256 of the body>`, then the body: a snapshot file
-/// exactly as `state-…json` holds it (chunks it names are in the folder, flushed before it).
+/// exactly as `state-…json` holds it, then the chunks it names that are not yet known durable
+/// (written without a flush), each as `<sha256> <length>\n<bytes>`: the header's fifth field is
+/// the snapshot's length, and the checksum covers the whole body. A chunk file that a power cut
+/// took or tore is read from the slot instead (and written again at the next start).
 /// A slot torn by a power cut fails its checksum and the other slot (the change before) counts.
 /// A slot may carry an attachment after the body (sync's outbox, SnapshotSlots+Attachment.swift):
 /// its length is a fifth header field, and the checksum then covers body and attachment together;
@@ -44,12 +47,22 @@ final class SnapshotSlots {
     deinit { descriptors.forEach { close($0) } }
 
     /// Writes one snapshot into its sequence's slot and flushes it: the change's one flush.
-    func write(_ snapshot: [UInt8], attachment: [UInt8] = [], sequence: Int) throws {
+    /// `carried`: chunks not yet known durable; `attachment`: bytes outside the snapshot (sync's
+    /// outbox, SnapshotSlots+Attachment.swift), carried as a part named `attachment`.
+    func write(_ snapshot: [UInt8], sequence: Int, carrying carried: [(sha256: String, bytes: [UInt8])] = [],
+               attachment: [UInt8] = []) throws {
         if let code = Files.injectedWriteFailure { throw FileError("write", directory, code: code) }
         let index = sequence % SnapshotSlots.count
         let path = SnapshotSlots.path(directory, index)
-        let header = SnapshotSlots.header(sequence: sequence, snapshot: snapshot, attachment: attachment)
-        let bytes = header + snapshot + attachment
+        var body = snapshot
+        let parts = attachment.isEmpty ? carried : carried + [(sha256: SnapshotSlots.attachmentName, bytes: attachment)]
+        for part in parts {
+            body += Array("\(part.sha256) \(part.bytes.count)\n".utf8)
+            body += part.bytes
+        }
+        var header = Array("\(SnapshotSlots.magic) \(sequence) \(body.count) \(SHA256.hex(body)) \(snapshot.count)".utf8)
+        header += [UInt8](repeating: UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count) + [UInt8(ascii: "\n")]
+        let bytes = header + body
         let fd = descriptors[index]
         var written = 0
         while written < bytes.count {
@@ -63,7 +76,7 @@ final class SnapshotSlots {
         guard fdatasync(fd) == 0 else { throw FileError("flush to disk", path) }
         // Read back and compared, as every snapshot is.
         guard let read = try? Files.read(path), let body = try? SnapshotSlots.body(of: read), Files.same(body.bytes, snapshot),
-              body.sequence == sequence, Files.same(SnapshotSlots.attachment(ofVerified: read), attachment) else {
+              body.sequence == sequence, Files.same(body.carried[SnapshotSlots.attachmentName] ?? [], attachment) else {
             throw FileError("verify", path, code: EIO)
         }
     }
@@ -76,18 +89,43 @@ final class SnapshotSlots {
         _ = fdatasync(fd)
     }
 
-    /// The snapshot a slot holds and its sequence, when its checksum holds.
-    static func body(of bytes: [UInt8]) throws -> (sequence: Int, bytes: [UInt8]) {
+    struct Body {
+        var sequence: Int
+        /// The snapshot file's bytes.
+        var bytes: [UInt8]
+        /// The chunks it carries, by SHA-256.
+        var carried: [String: [UInt8]]
+    }
+
+    /// The snapshot a slot holds, its sequence and the chunks it carries, when its checksum holds.
+    static func body(of bytes: [UInt8]) throws -> Body {
         guard bytes.count >= headerSize else { throw SnapshotFormat.Failure.malformed("an empty slot") }
-        let fields = String(decoding: bytes[0..<headerSize], as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+        let fields = String(decoding: bytes[0..<headerSize], as: UTF8.self).split(separator: " ", omittingEmptySubsequences: true)
+            .map { $0.trimmingCharacters() }.filter { !$0.isEmpty }
         guard fields.count >= 4, fields[0] == magic, let sequence = Int(fields[1]), let length = Int(fields[2]),
               length >= 0, headerSize + length <= bytes.count else { throw SnapshotFormat.Failure.malformed("a slot without its header") }
-        let extra = fields.count >= 5 ? Int(fields[4].trimmingCharacters()) ?? -1 : 0
-        guard extra >= 0, headerSize + length + extra <= bytes.count else { throw SnapshotFormat.Failure.malformed("a slot cut short") }
         let body = Array(bytes[headerSize..<(headerSize + length)])
-        let covered = extra == 0 ? body : Array(bytes[headerSize..<(headerSize + length + extra)])
-        guard SHA256.hex(covered) == fields[3].trimmingCharacters() else { throw SnapshotFormat.Failure.checksumMismatch }
-        return (sequence, body)
+        guard SHA256.hex(body) == fields[3] else { throw SnapshotFormat.Failure.checksumMismatch }
+        // (A slot written before chunks were carried has four fields: all of it is the snapshot.)
+        let snapshotLength = fields.count >= 5 ? Int(fields[4]) ?? -1 : length
+        guard snapshotLength >= 0 && snapshotLength <= length else { throw SnapshotFormat.Failure.malformed("a slot's snapshot length") }
+        var carried: [String: [UInt8]] = [:]
+        var at = snapshotLength
+        while at < length {
+            guard let newline = body[at...].firstIndex(of: UInt8(ascii: "\n")) else { throw SnapshotFormat.Failure.malformed("a slot's carried chunk") }
+            let line = String(decoding: body[at..<newline], as: UTF8.self).split(separator: " ")
+            guard line.count == 2, let count = Int(line[1]), count >= 0, newline + 1 + count <= length
+            else { throw SnapshotFormat.Failure.malformed("a slot's carried chunk") }
+            carried[String(line[0])] = Array(body[(newline + 1)..<(newline + 1 + count)])
+            at = newline + 1 + count
+        }
+        return Body(sequence: sequence, bytes: Array(body[0..<snapshotLength]), carried: carried)
+    }
+
+    /// The chunks a snapshot at `path` can be read with besides the folder's files: a slot's carried ones.
+    static func carried(at path: String) -> [String: [UInt8]] {
+        guard Files.baseName(path).hasPrefix("slot-"), let bytes = try? Files.read(path), let slot = try? body(of: bytes) else { return [:] }
+        return slot.carried
     }
 
     /// The slots that verify, as entries (their path is the slot's).

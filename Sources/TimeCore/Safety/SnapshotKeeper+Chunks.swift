@@ -1,0 +1,111 @@
+import Glibc
+
+/// Chunk files without a flush of their own. A change writes the chunks it touched (a day and the
+/// index chunks above it) with no fsync and no folder flush; until they are known durable, the
+/// slot of every change whose snapshot names them carries a copy (SnapshotSlots), so the change
+/// still costs its one flush. They become durable in a batch, one `syncfs` of the snapshot
+/// folder's file system, when the carried copies pass `carriedLimit` bytes or have travelled in
+/// `carriedChanges` slots; and at start-up the chunks the slots carry are written again where a
+/// power cut took or tore them, and flushed.
+extension SnapshotKeeper {
+    /// The carried copies' size that makes the next change flush the chunks in a batch instead.
+    static let carriedLimit = 32 * 1024
+    /// How many changes may carry chunks before the batch flush.
+    static let carriedChanges = 64
+
+    /// Writes one chunk (a day's or an index) unless its file holds these bytes already; either
+    /// way it is not known durable now, unless the tree names it there already. Returns its hash.
+    func writeChunk(_ bytes: [UInt8], period: String, state: inout Pending) throws -> String {
+        let hash = SHA256.hex(bytes)
+        if tree.reference(at: period)?.sha256 == hash { return hash }
+        let path = directory + "/" + SnapshotKeeper.chunkName(hash)
+        let existed = Files.kind(path) == .regular
+        if !existed || (try? Files.read(path)).map(SHA256.hex) != hash {
+            // A new file is listed first, so that a write failing after its rename (the read-back)
+            // is removed too; a damaged one being replaced only once it is.
+            if !existed { state.writtenFiles.append(path) }
+            pending = state
+            try Files.writeDurably(bytes, to: path, syncFolder: false, flush: false)
+            if existed { state.writtenFiles.append(path) }
+            pending = state
+        }
+        // Found from before, it may never have been flushed either (a file an earlier change wrote
+        // and a later one stopped naming): it travels in the slot until the next batch flush.
+        unflushed[hash] = (period, bytes)
+        return hash
+    }
+
+    /// The chunks the newest tree names that are not known durable, for the slot; or none, after
+    /// flushing every chunk written so far in one batch when they have grown too many.
+    func chunksToCarry() throws -> [(sha256: String, bytes: [UInt8])] {
+        var carried: [(sha256: String, bytes: [UInt8])] = []
+        var size = 0
+        for (hash, chunk) in unflushed where tree.reference(at: chunk.period)?.sha256 == hash {
+            carried.append((hash, chunk.bytes))
+            size += chunk.bytes.count
+        }
+        guard !carried.isEmpty else {
+            changesCarrying = 0
+            return []
+        }
+        changesCarrying += 1
+        guard size > SnapshotKeeper.carriedLimit || changesCarrying > SnapshotKeeper.carriedChanges else {
+            return carried.sorted { $0.sha256 < $1.sha256 }
+        }
+        try flushChunks()
+        return []
+    }
+
+    /// Makes every chunk written so far durable, names included: one `syncfs`.
+    func flushChunks() throws {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError("open the folder", directory) }
+        defer { close(fd) }
+        guard let syncfs = SnapshotKeeper.syncfs, syncfs(fd) == 0 else { throw FileError("flush to disk", directory) }
+        unflushed.removeAll()
+        changesCarrying = 0
+    }
+
+    /// At start-up: the chunks the slots carry are put back where a power cut took or tore their
+    /// files, and flushed with the folder, so that no later slot needs to carry them. (Nothing
+    /// is written when the slots carry nothing.) A failure here leaves the slots' copies in use.
+    func repairCarriedChunks() {
+        var touched = false
+        for index in 0..<SnapshotSlots.count {
+            for (hash, bytes) in SnapshotSlots.carried(at: SnapshotSlots.path(directory, index)) where SHA256.hex(bytes) == hash {
+                let path = directory + "/" + SnapshotKeeper.chunkName(hash)
+                if let held = try? Files.read(path), Files.same(held, bytes) {
+                    let fd = open(path, O_RDONLY | O_CLOEXEC)
+                    if fd >= 0 {
+                        _ = fdatasync(fd)
+                        close(fd)
+                    }
+                } else {
+                    try? Files.writeDurably(bytes, to: path, syncFolder: false)
+                }
+                touched = true
+            }
+        }
+        if touched { try? Files.syncDirectory(directory) }
+    }
+
+    /// glibc's `syncfs`, which Swift's Glibc module leaves out (it needs _GNU_SOURCE).
+    private static let syncfs: (@convention(c) (Int32) -> Int32)? = dlsym(nil, "syncfs").map {
+        unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self)
+    }
+
+    /// An index chunk's parts, read from its file (and kept), nil when it cannot be read.
+    func indexParts(_ hash: String) -> [SnapshotFormat.ChunkReference]? {
+        indexTable(hash).map { $0.values.sorted { $0.period < $1.period } }
+    }
+
+    /// An index chunk's parts by period.
+    func indexTable(_ hash: String) -> [String: SnapshotFormat.ChunkReference]? {
+        if let known = nodeCache[hash] { return known }
+        guard hash.count == 64, let bytes = try? Files.read(directory + "/" + SnapshotKeeper.chunkName(hash)),
+              SHA256.hex(bytes) == hash, let parts = SnapshotFormat.indexParts(bytes) else { return nil }
+        let table = Dictionary(parts.map { ($0.period, $0) }, uniquingKeysWith: { first, _ in first })
+        nodeCache[hash] = table
+        return table
+    }
+}

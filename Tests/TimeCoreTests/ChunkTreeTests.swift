@@ -1,0 +1,170 @@
+import Glibc
+import XCTest
+@testable import TimeCore
+
+/// Payload v9's chunk tree (a chunk per day at every age, index chunks above) and the chunks
+/// carried by the slots until a batch flush: what a change years back writes, what a power cut
+/// that took unflushed chunk files leaves readable, and the v8 layout read and migrated forward.
+final class ChunkTreeTests: XCTestCase {
+    private var folders: [Folder] = []
+    private var clock: SafetyClock!
+
+    override func setUp() {
+        clock = SafetyClock()
+        clock.time = utc(2026, 11, 28, 9)
+        Files.injectedWriteFailure = nil
+    }
+
+    override func tearDown() {
+        for folder in folders { folder.remove() }
+    }
+
+    private func makeFolder() -> Folder {
+        let folder = Folder()
+        folders.append(folder)
+        return folder
+    }
+
+    private func open(_ folder: Folder) throws -> DataHome { try DataHome(directory: folder.path, clock: clock) }
+
+    private func newestSlot(_ folder: Folder) throws -> SnapshotSlots.Body {
+        let slots = try (0..<2).compactMap { try? SnapshotSlots.body(of: Files.read(folder.snapshots + "/slot-\($0).snapshot")) }
+        return try XCTUnwrap(slots.max { $0.sequence < $1.sequence })
+    }
+
+    /// Years of history, eight sessions a day on some days: an edit years back writes its day's
+    /// chunk and three small index chunks, never a month or a year of sessions.
+    func testAnEditYearsBackRewritesItsDayAndTheIndexesAboveIt() throws {
+        let folder = makeFolder()
+        let home = try open(folder)
+        try home.tracker.createProject(name: "Writing", color: "", category: "")
+        for day in stride(from: 3, to: 1500, by: 37) {
+            for hour in 0..<3 {
+                try home.tracker.addSession(project: 1, start: clock.time - Int64(day) * 86400 + Int64(hour) * 3600, duration: "30m", note: "")
+            }
+        }
+        home.tracker.tidyUp()
+        let before = Set(folder.chunks())
+        let old = try XCTUnwrap(home.tracker.sessions(project: 1, from: 0, to: clock.time).first)
+        try home.tracker.setNote(session: old.id, note: "years later")
+        let written = Set(folder.chunks()).subtracting(before)
+        XCTAssertEqual(written.count, 4, "the day, its month, its year and the root")
+        var periods: [String] = []
+        for name in written {
+            let json = try JSON.parse(Files.read(folder.snapshots + "/" + name))
+            periods.append(try XCTUnwrap(json["period"]?.stringValue))
+            if let sessions = json["sessions"]?.arrayValue { XCTAssertEqual(sessions.count, 3, "one day's sessions") }
+        }
+        let day = CivilDate.utcDayKey(old.start)
+        XCTAssertEqual(periods.sorted(), ["", String(day.prefix(4)), String(day.prefix(7)), day])
+        let newest = try XCTUnwrap(home.keeper?.entries.last)
+        XCTAssertEqual(try home.keeper!.state(of: newest), try DataState(store: home.tracker.store))
+    }
+
+    /// A power cut can take chunk files written without a flush: the slot carries them, the
+    /// recovery reads them from there, and the start puts the files back.
+    func testChunksAPowerCutTookAreReadFromTheSlotAndWrittenBackAtStart() throws {
+        let folder = makeFolder()
+        var expected: DataState
+        do {
+            let home = try open(folder)
+            try home.tracker.createProject(name: "Writing", color: "", category: "")
+            try home.tracker.addSession(project: 1, start: utc(2023, 3, 14, 9), duration: "1h", note: "years back")
+            expected = try DataState(store: home.tracker.store)
+            let slot = try newestSlot(folder)
+            XCTAssertEqual(slot.carried.count, 4, "the new day, month, year and root travel in the slot")
+            // What the power cut leaves: none of the chunk files, and a store without its last commit.
+            for name in folder.chunks() { Files.remove(folder.snapshots + "/" + name) }
+            XCTAssertEqual(try SnapshotKeeper.state(at: folder.snapshots + "/slot-\(slot.sequence % 2).snapshot"), expected)
+            try home.tracker.store.database.execute("UPDATE meta SET value = '1' WHERE key = 'snapshot_sequence'")
+            try home.tracker.store.database.execute("DELETE FROM sessions")
+        }
+        let home = try open(folder)
+        XCTAssertEqual(try DataState(store: home.tracker.store), expected, "rolled forward from the slot")
+        XCTAssertEqual(folder.chunks().count, 4, "the carried chunks are files again")
+        // Another change then reads well from its files alone.
+        try home.tracker.setNote(session: 1, note: "after the power cut")
+        let newest = try XCTUnwrap(home.keeper?.entries.last)
+        XCTAssertEqual(try SnapshotKeeper.state(at: newest.path), try DataState(store: home.tracker.store))
+    }
+
+    /// Chunks written on many days travel in the slots only until the batch flush: the slot
+    /// stays small, and after the flush it carries nothing until the next chunk is written.
+    func testCarriedChunksAreFlushedInABatch() throws {
+        let folder = makeFolder()
+        let home = try open(folder)
+        try home.tracker.createProject(name: "Writing", color: "", category: "")
+        var sawEmpty = false
+        for day in 0..<(SnapshotKeeper.carriedChanges + 4) {
+            try home.tracker.addSession(project: 1, start: utc(2022, 5, 1, 9) + Int64(day) * 86400, duration: "1h", note: "")
+            let slot = try newestSlot(folder)
+            let size = slot.carried.values.reduce(0) { $0 + $1.count }
+            XCTAssertLessThanOrEqual(size, SnapshotKeeper.carriedLimit, "after day \(day)")
+            if slot.carried.isEmpty { sawEmpty = true }
+        }
+        XCTAssertTrue(sawEmpty, "a batch flush emptied the slot")
+        // Timer changes carry no chunk of history once the batch is flushed.
+        try home.tracker.startProject("Writing")
+        for _ in 0..<(SnapshotKeeper.carriedChanges + 1) {
+            clock.time += 60
+            if try home.tracker.status().state == .running { try home.tracker.pause() } else { try home.tracker.resume() }
+        }
+        XCTAssertEqual(try newestSlot(folder).carried.count, 0)
+    }
+
+    /// A slot written before slots carried chunks (four header fields) reads as its snapshot.
+    func testASlotOfTheEarlierFormatStillReads() throws {
+        let snapshot = Array("{\"a snapshot\":1}".utf8)
+        var header = Array("\(SnapshotSlots.magic) 7 \(snapshot.count) \(SHA256.hex(snapshot))".utf8)
+        header += [UInt8](repeating: UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count) + [UInt8(ascii: "\n")]
+        let body = try SnapshotSlots.body(of: header + snapshot + Array("stale bytes of a longer slot".utf8))
+        XCTAssertEqual(body.sequence, 7)
+        XCTAssertEqual(body.bytes, snapshot)
+        XCTAssertEqual(body.carried.count, 0)
+    }
+
+    /// A folder written by v8 (a flat chunk list: a past year's chunk, this year's month chunks,
+    /// today's sessions inline) restores and migrates forward: the first change writes v9.
+    func testTheV8LayoutIsReadAndMigratesForward() throws {
+        let folder = makeFolder()
+        try Files.makePrivateDirectory(folder.path)
+        try Files.makePrivateDirectory(folder.snapshots)
+        let project = Project(id: 1, name: "Writing", color: "#3366cc", categoryID: nil, archived: false)
+        func session(_ id: Int64, _ start: Int64) -> WorkSession {
+            WorkSession(id: id, projectID: 1, start: start, end: start + 1800, unrecordedSeconds: 0, note: "v8 \(id)",
+                        segments: [Segment(start: start, end: start + 1800)])
+        }
+        let year = [session(1, utc(2024, 2, 3, 9)), session(2, utc(2024, 7, 8, 9))]
+        let month = [session(3, utc(2026, 11, 2, 9))]
+        let today = [session(4, utc(2026, 11, 28, 7))]
+        var references: [SnapshotFormat.ChunkReference] = []
+        for (period, sessions) in [("2024", year), ("2026-11", month)] {
+            let bytes = SnapshotFormat.chunk(period: period, sessions: sessions)
+            let hash = SHA256.hex(bytes)
+            try Files.writeDurably(bytes, to: folder.snapshots + "/chunk-\(hash).json")
+            references.append(SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: sessions.count))
+        }
+        let payload = SnapshotFormat.payload(categories: [], projects: [project], reminderMinutes: 25, openSession: nil,
+                                             chunkList: SnapshotFormat.chunkList(references),
+                                             todaysSessions: SnapshotFormat.sessionList(today),
+                                             away: "{\"lastId\":0,\"minutes\":0,\"spans\":[]}", dataID: "0123456789abcdef")
+        let (bytes, hash) = SnapshotFormat.file(payload: payload, version: 8, createdAt: clock.time)
+        try Files.writeDurably(bytes, to: folder.snapshots + "/" + SnapshotKeeper.fileName(sequence: 1, stateHash: hash))
+
+        let home = try open(folder)
+        XCTAssertEqual(home.status.state, .restored, home.status.message)
+        XCTAssertEqual(try home.tracker.store.allSessions().map(\.id), [1, 2, 3, 4])
+        XCTAssertEqual(try home.tracker.store.allSessions().map(\.note), ["v8 1", "v8 2", "v8 3", "v8 4"])
+
+        try home.tracker.setNote(session: 2, note: "edited after the upgrade")
+        let newest = try XCTUnwrap(home.keeper?.entries.last)
+        let header = try SnapshotFormat.read(Files.read(newest.path))
+        XCTAssertEqual(header.version, 9)
+        let tree = try ChunkTreeContents(snapshot: newest.path)
+        XCTAssertEqual(tree.sessionsByPeriod.keys.sorted(), ["2024-02-03", "2024-07-08", "2026-11-02"])
+        XCTAssertEqual(tree.indexPeriods, ["", "2024", "2024-02", "2024-07", "2026", "2026-11"])
+        XCTAssertEqual(try SnapshotKeeper.state(at: newest.path), try DataState(store: home.tracker.store))
+        // The v8 snapshot stays readable beside it.
+        XCTAssertEqual(try SnapshotKeeper.state(at: try XCTUnwrap(home.keeper?.entries.first).path).sessions.count, 4)
+    }
+}
