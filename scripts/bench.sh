@@ -8,6 +8,7 @@
 #   scripts/bench.sh --debug    use the debug build (what test.sh already built); numbers are slower
 #   scripts/bench.sh --import-only   only the import measurements
 #   scripts/bench.sh --sync-only     only the sync measurements (no agent rows)
+#   scripts/bench.sh --changes-only  only the core rows: every kind of change, its flushes, the roll-forward
 # Sync rows: 10,000 records of another device merged into that history, a local change with sync
 # on against off (goal 1.2×), and the idle agent's wake-ups with sync on (goal 0).
 # then timectl toggle/start/stop/status side by side with dbus-send (scripts/bench-timectl.sh).
@@ -26,7 +27,7 @@ arguments=()
 for argument in "$@"; do
     case "$argument" in
         --debug) configuration=debug ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) arguments+=("$argument") ;;
     esac
 done

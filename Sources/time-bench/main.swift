@@ -15,6 +15,8 @@ struct Options {
     var importOnly = false
     /// Only the sync measurements (`--sync-only`).
     var syncOnly = false
+    /// Only the core's rows: every kind of change and the roll-forward, no agent (`--changes-only`).
+    var changesOnly = false
 }
 
 func parseOptions() -> Options {
@@ -26,6 +28,7 @@ func parseOptions() -> Options {
         case "--json": options.json = true
         case "--import-only": options.importOnly = true
         case "--sync-only": options.syncOnly = true
+        case "--changes-only": options.changesOnly = true
         case "--sizes": options.sizes = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
         case "--window": options.window = Double(arguments.popFirst() ?? "") ?? options.window
         case "--work": options.work = arguments.popFirst() ?? options.work
@@ -43,12 +46,30 @@ func parseOptions() -> Options {
                 exit(1)
             }
             exit(0)
+        case "--profile-old-edits":
+            // For a profiler: N rounds of add, edit, note and delete of a session two years back.
+            let folder = arguments.popFirst() ?? "", count = Int(arguments.popFirst() ?? "") ?? 100
+            do {
+                let home = try DataHome(directory: folder)
+                let now = Int64(time(nil)), project = try home.tracker.resolveProject("Bench A").id
+                let old = now - 2 * 365 * 86400 - (now % 86400) + 9 * 3600
+                for i in 0..<count {
+                    let id = try home.tracker.addSession(project: project, start: old + Int64(i % 20) * 1800, duration: "30m", note: "")
+                    try home.tracker.editSession(id: id, changes: SessionChanges(duration: "25m"))
+                    try home.tracker.setNote(session: id, note: "note \(i)")
+                    try home.tracker.deleteSession(id: id)
+                }
+            } catch {
+                printError("\(error)")
+                exit(1)
+            }
+            exit(0)
         case "--crash-workload":
             // The write path the crash-state tests record (CrashWorkload.swift).
             let folder = arguments.popFirst() ?? "", acks = arguments.popFirst() ?? ""
             exit(runCrashWorkload(folder: folder, acks: acks, changes: Int(arguments.popFirst() ?? "") ?? 20))
         case "--help", "-h":
-            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only]")
+            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--changes-only]")
             exit(0)
         default:
             printError("unknown option \(argument) (see --help)")
@@ -254,6 +275,7 @@ func measure(size: Int, options: Options, agentBinary: String, log: (String) -> 
     add("core start-up, store current", "ms", [starts.current])
     add("core start-up, rolling forward after lost commits", "ms", [starts.byDays])
     add("core start-up, rolling forward the whole state", "ms", [starts.wholeState])
+    if options.changesOnly { return rows }
 
     // Let the kernel write back what the generation wrote, so that it does not compete with the measurements.
     sync()
@@ -363,6 +385,7 @@ do {
         if !options.importOnly {
             rows += try measure(size: size, options: options, agentBinary: agentBinary) { printError($0) }
         }
+        if options.changesOnly { continue }
         rows += try measureImport(size: size, options: options) { printError($0) }
         if !options.importOnly { rows += try measureSync(size: size, options: options) { printError($0) } }
     }

@@ -113,6 +113,23 @@ final class ChunkTreeTests: XCTestCase {
     }
 
     /// A slot written before slots carried chunks (four header fields) reads as its snapshot.
+    /// The hand-written chunk list must be the canonical JSON byte for byte: chunks are named by
+    /// the hash of their bytes, and a changed byte would make every index chunk new.
+    func testTheChunkListIsTheCanonicalJSON() {
+        let references = [
+            SnapshotFormat.ChunkReference(period: "", sha256: String(repeating: "f", count: 64), sessions: 0),
+            SnapshotFormat.ChunkReference(period: "2024-03-15", sha256: String(repeating: "0", count: 64), sessions: 123_456),
+            SnapshotFormat.ChunkReference(period: "odd \"quoted\" \\ \n\u{2028}", sha256: "x", sessions: -1),
+        ]
+        for count in 0...references.count {
+            let list = Array(references.prefix(count))
+            let canonical = JSON.array(list.map {
+                .sortedObject(["period": .string($0.period), "sha256": .string($0.sha256), "sessions": .int(Int64($0.sessions))])
+            }).serialized
+            XCTAssertEqual(SnapshotFormat.chunkList(list), canonical)
+        }
+    }
+
     func testASlotOfTheEarlierFormatStillReads() throws {
         let snapshot = Array("{\"a snapshot\":1}".utf8)
         var header = Array("\(SnapshotSlots.magic) 7 \(snapshot.count) \(SHA256.hex(snapshot))".utf8)

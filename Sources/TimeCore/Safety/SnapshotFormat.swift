@@ -105,10 +105,21 @@ public enum SnapshotFormat {
     }
 
     /// The canonical JSON of a chunk list; also an index chunk's parts.
+    /// Written by hand, keys in byte order, as `JSON.serialized` would write it: every change
+    /// writes a few index chunks, and the root's lists every year of the history.
     static func chunkList(_ chunks: [ChunkReference]) -> String {
-        JSON.array(chunks.map {
-            .sortedObject(["period": .string($0.period), "sha256": .string($0.sha256), "sessions": .int(Int64($0.sessions))])
-        }).serialized
+        var out = "["
+        out.reserveCapacity(2 + chunks.count * 112)
+        for (index, chunk) in chunks.enumerated() {
+            out += index == 0 ? "{\"period\":" : ",{\"period\":"
+            JSON.writeString(chunk.period, to: &out)
+            out += ",\"sessions\":"
+            out += String(chunk.sessions)
+            out += ",\"sha256\":"
+            JSON.writeString(chunk.sha256, to: &out)
+            out += "}"
+        }
+        return out + "]"
     }
 
     /// The canonical payload: keys in byte order, the chunk list spliced in already serialized.

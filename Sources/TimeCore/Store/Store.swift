@@ -190,10 +190,25 @@ public final class Store {
             ) { Segment(start: $0.int(0), end: $0.optionalInt(1)) }
             return result
         }
+        let low = sessions.map(\.id).min()!, high = sessions.map(\.id).max()!
+        // A day of the past edited today holds old ids and new ones: a range from one to the other
+        // would read the segments of every session between them, so sparse ids are read one by one.
+        if high - low >= 4 * Int64(sessions.count) {
+            let statement = try database.statement("SELECT start, end FROM segments WHERE session_id = ? ORDER BY start, id")
+            defer { statement.reset() }
+            for offset in result.indices {
+                statement.reset()
+                try statement.bind([.integer(result[offset].id)])
+                while try statement.step() {
+                    let row = Row(statement: statement)
+                    result[offset].segments.append(Segment(start: row.int(0), end: row.optionalInt(1)))
+                }
+            }
+            return result
+        }
         var index: [SessionID: Int] = [:]
         for (offset, session) in sessions.enumerated() { index[session.id] = offset }
-        // Sessions are read by ranges of start, so their segments are too: one indexed range query.
-        let low = sessions.map(\.id).min()!, high = sessions.map(\.id).max()!
+        // Sessions read by a range of start mostly have neighbouring ids: one indexed range query.
         let statement = try database.statement(
             "SELECT session_id, start, end FROM segments WHERE session_id BETWEEN ? AND ? ORDER BY session_id, start, id")
         defer { statement.reset() }
