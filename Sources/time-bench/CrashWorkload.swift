@@ -30,6 +30,13 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
         try acknowledge(tracker)
         _ = try tracker.createProject(name: "Writing", color: "#3366cc", category: "Work")
         try acknowledge(tracker)
+        // Years of history in one change: its chunks pass the slot's carried limit, so a batch
+        // flush makes them durable and the edits years back below carry their index chunks as
+        // patches against them (IndexPatch). The source file lies outside the recorded folder.
+        let source = Files.directoryName(acks) + "/timewarrior"
+        try writeTimewarrior(count: 140, endingBefore: now - 2 * year, into: source, spacing: 4 * 86400, projects: 1)
+        _ = try tracker.importData(format: "timewarrior", path: source, dryRun: false)
+        try acknowledge(tracker)
         var round = 0
         var failedInARow = 0
         while acknowledged <= changes && failedInARow < 40 {

@@ -31,14 +31,15 @@ func measureImport(size: Int, options: Options, log: (String) -> Void) throws ->
     return rows
 }
 
-/// `count` intervals of 1 h every 2 h back from `end`, tagged with one of 20 projects and a tag.
-private func writeTimewarrior(count: Int, endingBefore end: Int64, into folder: String) throws {
+/// `count` intervals of 1 h every `spacing` seconds back from `end`, tagged with one of
+/// `projects` projects ("Project N") and a tag.
+func writeTimewarrior(count: Int, endingBefore end: Int64, into folder: String, spacing: Int64 = 7200, projects: Int = 20) throws {
     try? Files.makePrivateDirectory(folder)
     var text = ""
     text.reserveCapacity(count * 70)
     for index in 0..<count {
-        let start = end - Int64(index + 1) * 7200
-        text += "inc \(stamp(start)) - \(stamp(start + 3600)) # \"Project \(index % 20 + 1)\" billable\n"
+        let start = end - Int64(index + 1) * spacing
+        text += "inc \(stamp(start)) - \(stamp(start + 3600)) # \"Project \(index % projects + 1)\" billable\n"
     }
     // One file: Timewarrior's files are named by month, but the reader infers nothing from names.
     try Files.writeDurably(Array(text.utf8), to: "\(folder)/2000-01.data")

@@ -112,6 +112,66 @@ final class ChunkTreeTests: XCTestCase {
         XCTAssertEqual(try newestSlot(folder).carried.count, 0)
     }
 
+    /// After a batch flush, an edit years back carries its day whole and its three index chunks
+    /// as patches against the flushed ones: the slot does not grow with the history. A power cut
+    /// that takes every chunk file written since the flush still leaves the newest state
+    /// readable, also after more changes than snapshots are kept (the base is never pruned).
+    func testIndexChunksTravelAsPatchesAgainstTheFlushedTree() throws {
+        let folder = makeFolder()
+        let home = try open(folder)
+        try home.tracker.createProject(name: "Writing", color: "", category: "")
+        // Five years of history, a session every third day, so that the indexes list enough for
+        // a patch to be the smaller form.
+        for day in stride(from: 3, to: 1800, by: 3) {
+            try home.tracker.addSession(project: 1, start: clock.time - Int64(day) * 86400, duration: "30m", note: "")
+        }
+        let keeper = try XCTUnwrap(home.keeper)
+        try keeper.flushChunks()
+        let flushed = Set(folder.chunks())
+        let sessions = try home.tracker.sessions(project: 1, from: 0, to: clock.time)
+        for (round, session) in sessions.dropFirst(sessions.count / 2).prefix(SnapshotKeeper.keptStates + 5).enumerated() {
+            try home.tracker.setNote(session: session.id, note: "round \(round)")
+            let slot = try newestSlot(folder)
+            let whole = SnapshotSlots.carried(at: folder.snapshots + "/slot-\(slot.sequence % 2).snapshot")
+            let patches = slot.carried.filter { IndexPatch.isPatch($0.value) }
+            // The root, a year and a month at the first edit; then every index touched since the flush.
+            XCTAssertGreaterThanOrEqual(patches.count, 3, "round \(round): index chunks travel as patches")
+            if round == 0 { XCTAssertEqual(patches.count, 3) }
+            for (hash, patch) in patches {
+                // A line per part changed since the flush: one, at the first edit.
+                if round == 0 { XCTAssertLessThan(patch.count, 200) }
+                let chunk = try XCTUnwrap(whole[hash], "round \(round): the patch expands")
+                XCTAssertEqual(SHA256.hex(chunk), hash)
+                XCTAssertLessThan(patch.count, chunk.count, "round \(round)")
+            }
+        }
+        home.tracker.tidyUp()
+        let expected = try DataState(store: home.tracker.store)
+        let slot = try newestSlot(folder)
+        // What a power cut may leave: the flushed chunks only.
+        for name in folder.chunks() where !flushed.contains(name) { Files.remove(folder.snapshots + "/" + name) }
+        XCTAssertEqual(try SnapshotKeeper.state(at: folder.snapshots + "/slot-\(slot.sequence % 2).snapshot"), expected)
+    }
+
+    /// A patch names a base that must be whole: a torn or missing base gives no chunk at all,
+    /// never a wrong one.
+    func testAPatchWithoutItsBaseExpandsToNothing() throws {
+        let part = SnapshotFormat.ChunkReference(period: "2024-03", sha256: String(repeating: "a", count: 64), sessions: 2)
+        let base = SnapshotFormat.indexChunk(period: "2024", parts: [part])
+        let baseHash = SHA256.hex(base)
+        let changed = SnapshotFormat.ChunkReference(period: "2024-04", sha256: String(repeating: "b", count: 64), sessions: 1)
+        let patch = try XCTUnwrap(IndexPatch.make(base: baseHash, baseParts: ["2024-03": part],
+                                                  parts: ["2024-03": part, "2024-04": changed], wholeSize: 10_000))
+        XCTAssertEqual(IndexPatch.apply(patch) { $0 == baseHash ? base : nil },
+                       SnapshotFormat.indexChunk(period: "2024", parts: [part, changed]))
+        XCTAssertNil(IndexPatch.apply(patch) { _ in nil }, "no base")
+        XCTAssertNil(IndexPatch.apply(patch) { _ in Array(base.dropLast()) }, "a torn base")
+        XCTAssertNil(IndexPatch.apply(Array(patch.dropLast(3))) { _ in base }, "a cut patch")
+        let removal = try XCTUnwrap(IndexPatch.make(base: baseHash, baseParts: ["2024-03": part], parts: ["2024-04": changed],
+                                                    wholeSize: 10_000))
+        XCTAssertEqual(IndexPatch.apply(removal) { _ in base }, SnapshotFormat.indexChunk(period: "2024", parts: [changed]))
+    }
+
     /// A slot written before slots carried chunks (four header fields) reads as its snapshot.
     /// The hand-written chunk list must be the canonical JSON byte for byte: chunks are named by
     /// the hash of their bytes, and a changed byte would make every index chunk new.

@@ -41,8 +41,9 @@ extension SnapshotKeeper {
         var carried: [(sha256: String, bytes: [UInt8])] = []
         var size = 0
         for (hash, chunk) in unflushed where tree.reference(at: chunk.period)?.sha256 == hash {
-            carried.append((hash, chunk.bytes))
-            size += chunk.bytes.count
+            let bytes = carriedForm(of: chunk.bytes, period: chunk.period)
+            carried.append((hash, bytes))
+            size += bytes.count
         }
         guard !carried.isEmpty else {
             changesCarrying = 0
@@ -56,7 +57,16 @@ extension SnapshotKeeper {
         return []
     }
 
-    /// Makes every chunk written so far durable, names included: one `syncfs`.
+    /// An index chunk travels as a patch against the durable chunk of its period when that is
+    /// smaller (IndexPatch); a day's chunk, or an index new since the last flush, whole.
+    private func carriedForm(of bytes: [UInt8], period: String) -> [UInt8] {
+        guard let parts = tree.parts[period], let base = durableTree.reference(at: period),
+              let baseParts = durableTree.parts[period] else { return bytes }
+        return IndexPatch.make(base: base.sha256, baseParts: baseParts, parts: parts, wholeSize: bytes.count) ?? bytes
+    }
+
+    /// Makes every chunk written so far durable, names included: one `syncfs`. The tree is then
+    /// the base of later patches; the root before it is left for pruning to look at.
     func flushChunks() throws {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw FileError("open the folder", directory) }
@@ -64,6 +74,8 @@ extension SnapshotKeeper {
         guard let syncfs = SnapshotKeeper.syncfs, syncfs(fd) == 0 else { throw FileError("flush to disk", directory) }
         unflushed.removeAll()
         changesCarrying = 0
+        if let root = durableTree.root, root != tree.root { retiredDurableRoots.append(root) }
+        durableTree = tree
     }
 
     /// At start-up: the chunks the slots carry are put back where a power cut took or tore their

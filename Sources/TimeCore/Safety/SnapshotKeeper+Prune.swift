@@ -7,6 +7,11 @@ import Glibc
 /// kept one are walked, so pruning costs what the changes since it touched.
 extension SnapshotKeeper {
     func prune() {
+        // A tree that was the base of patches until a later batch flush, and that no kept
+        // snapshot names any more: its chunks go like a pruned snapshot's.
+        while let retired = retiredDurableRoots.popLast() {
+            removeUnused([retired])
+        }
         guard entries.count > SnapshotKeeper.keptStates else { return }
         while entries.count > SnapshotKeeper.keptStates {
             let oldest = entries.removeFirst()
@@ -14,15 +19,22 @@ extension SnapshotKeeper {
             tops[oldest.sequence] = nil
             if !nextSnapshotFile.recycle(oldest.path) { unlink(oldest.path) }
             guard let oldTop else { continue }   // unreadable: its chunks are left alone
-            var others = entries.compactMap { top(of: $0) }
-            others.append(tree.root.map { [$0] } ?? [])
-            var dead: [String] = []
-            collectUnused(oldTop, insideIndex: false, others: others, into: &dead)
-            for hash in dead {
-                unlink(directory + "/" + SnapshotKeeper.chunkName(hash))
-                unflushed[hash] = nil
-                nodeCache[hash] = nil
-            }
+            removeUnused(oldTop)
+        }
+    }
+
+    /// Removes the chunks under `top` that no kept snapshot, the newest tree or the durable base
+    /// of patches (whose chunks a slot's patches need) names.
+    private func removeUnused(_ top: [SnapshotFormat.ChunkReference]) {
+        var others = entries.compactMap { self.top(of: $0) }
+        others.append(tree.root.map { [$0] } ?? [])
+        others.append(durableTree.root.map { [$0] } ?? [])
+        var dead: [String] = []
+        collectUnused(top, insideIndex: false, others: others, into: &dead)
+        for hash in dead {
+            unlink(directory + "/" + SnapshotKeeper.chunkName(hash))
+            unflushed[hash] = nil
+            nodeCache[hash] = nil
         }
     }
 

@@ -33,6 +33,11 @@ public final class SnapshotKeeper: ChangeRecorder {
     var unflushed: [String: (period: String, bytes: [UInt8])] = [:]
     /// Changes whose slot carried chunks since the last batch flush.
     var changesCarrying = 0
+    /// The tree as of the last batch flush (or the start): every chunk it names is durable, so an
+    /// index chunk written since can travel as a patch against it (IndexPatch), and pruning
+    /// leaves its chunks alone. The roots it named before the last flush, for pruning to look at.
+    var durableTree = ChunkTree()
+    var retiredDurableRoots: [SnapshotFormat.ChunkReference] = []
     /// Index chunks' parts by SHA-256, and each kept snapshot's `chunks` list by sequence: what
     /// pruning needs to tell which chunks no kept snapshot names any more.
     var nodeCache: [String: [String: SnapshotFormat.ChunkReference]] = [:]
@@ -56,6 +61,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         var previousEntries: [Entry]
         var previousNeedsFullRecord: Bool
         var previousInlineDay: String?
+        var previousDurableTree: ChunkTree
+        var previousRetiredRoots: [SnapshotFormat.ChunkReference]
         var writtenFiles: [String]
         var renamed: (from: String, to: String)?
         var slotWritten: (previous: Int, now: Int)?
@@ -159,6 +166,9 @@ public final class SnapshotKeeper: ChangeRecorder {
             guard inline.allSatisfy({ $0["start"]?.intValue.map(CivilDate.utcDayKey) == day }) else { return }
         }
         tree = loaded
+        // Durable: a start writes back and flushes what the slots carry (repairCarriedChunks),
+        // and every other chunk the tree names was flushed in a batch before.
+        durableTree = loaded
         tops[entry.sequence] = root.map { [$0] } ?? []
         inlineDay = day
         chunkedOfInlineDay = nil
@@ -190,7 +200,9 @@ public final class SnapshotKeeper: ChangeRecorder {
     private func record(_ store: Store, changedDays: Set<String>) throws {
         tidyUp()
         var state = Pending(previousTree: tree, previousUnflushed: unflushed, previousEntries: entries,
-                            previousNeedsFullRecord: needsFullRecord, previousInlineDay: inlineDay, writtenFiles: [], renamed: nil)
+                            previousNeedsFullRecord: needsFullRecord, previousInlineDay: inlineDay,
+                            previousDurableTree: durableTree, previousRetiredRoots: retiredDurableRoots,
+                            writtenFiles: [], renamed: nil)
         pending = state
         let today = CivilDate.utcDayKey(clock.now())
         var days = Set<String>()
@@ -320,6 +332,10 @@ public final class SnapshotKeeper: ChangeRecorder {
         for path in undone.writtenFiles { unlink(path) }
         tree = undone.previousTree
         unflushed = undone.previousUnflushed
+        // A batch flush in the refused change made its chunks durable, but they are removed
+        // above: patches go against the tree durable before it again.
+        durableTree = undone.previousDurableTree
+        retiredDurableRoots = undone.previousRetiredRoots
         inlineDay = undone.previousInlineDay
         chunkedOfInlineDay = nil
         inlineCache = nil

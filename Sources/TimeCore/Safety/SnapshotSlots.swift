@@ -122,10 +122,19 @@ final class SnapshotSlots {
         return Body(sequence: sequence, bytes: Array(body[0..<snapshotLength]), carried: carried)
     }
 
-    /// The chunks a snapshot at `path` can be read with besides the folder's files: a slot's carried ones.
+    /// The chunks a snapshot at `path` can be read with besides the folder's files: a slot's
+    /// carried ones, index chunks carried as patches expanded against their durable base (left
+    /// out when the base cannot be read).
     static func carried(at path: String) -> [String: [UInt8]] {
         guard Files.baseName(path).hasPrefix("slot-"), let bytes = try? Files.read(path), let slot = try? body(of: bytes) else { return [:] }
-        return slot.carried
+        let folder = Files.directoryName(path)
+        var result = slot.carried
+        for (name, bytes) in slot.carried where name != attachmentName && IndexPatch.isPatch(bytes) {
+            result[name] = IndexPatch.apply(bytes) { hash in
+                try? Files.read(folder + "/" + SnapshotKeeper.chunkName(hash))
+            }
+        }
+        return result
     }
 
     /// The slots that verify, as entries (their path is the slot's).
