@@ -12,57 +12,112 @@ func flushCount() -> Int? {
     return Int(unsafeBitCast(symbol, to: (@convention(c) () -> UInt).self)())
 }
 
-/// Times `count` runs of `body` and counts the flushes they made.
-func timedWithFlushes(_ count: Int, changesEach: Int = 1, _ body: (Int) throws -> Void) rethrows -> (samples: [Double], flushes: Double?) {
-    let before = flushCount()
-    var index = 0
-    let samples = try timed(count) {
-        try body(index)
-        index += 1
-    }
-    guard let before, let after = flushCount() else { return (samples, nil) }
-    return (samples, Double(after - before) / Double(count * changesEach))
+/// One kind of change: `count` samples of `changesEach` changes, after `prepare`. As many as a
+/// batch flush of chunks covers at most (SnapshotKeeper.carriedChanges), so that each kind's
+/// flushes per change hold its share of those, not a whole one by chance.
+struct ChangeKind {
+    let metric: String
+    var count = 64
+    var changesEach = 1
+    var prepare: (ChangeKindStore) throws -> Void = { _ in }
+    let run: (ChangeKindStore, Int) throws -> Void
 }
 
-func measureChangeKinds(_ tracker: Tracker, now: Int64, add: (String, String, [Double]) -> Void) throws {
-    func row(_ metric: String, _ result: (samples: [Double], flushes: Double?)) {
-        add("core: " + metric, "ms", result.samples)
-        if let flushes = result.flushes { add("flushes per change: " + metric, "", [flushes]) }
-    }
-    let project = try tracker.resolveProject("Bench A").id
-    // The same day two years back at every size: inside the history at 20,000 and 100,000 sessions.
-    let old = now - 2 * 365 * 86400 - (now % 86400) + 9 * 3600
+/// One size's store, opened for the change kinds, with what a kind keeps between its samples.
+final class ChangeKindStore {
+    let size: Int
+    let home: DataHome
+    var tracker: Tracker { home.tracker }
+    let project: ProjectID
+    /// The same day two years back at every size: inside the history at 20,000 and 100,000 sessions.
+    let old: Int64
     var ids: [SessionID] = []
-    row("AddSession 30 min, 2 years back", try timedWithFlushes(20) { i in
-        ids.append(try tracker.addSession(project: project, start: old + Int64(i) * 1800, duration: "30m", note: ""))
-    })
-    row("EditSession, 2 years back", try timedWithFlushes(ids.count) { i in
-        try tracker.editSession(id: ids[i], changes: SessionChanges(duration: "25m"))
-    })
-    row("SetNote, 2 years back", try timedWithFlushes(ids.count) { i in
-        try tracker.setNote(session: ids[i], note: "note \(i)")
-    })
-    row("DeleteSession, 2 years back", try timedWithFlushes(ids.count) { i in
-        try tracker.deleteSession(id: ids[i])
-    })
-    // A different day each: the chunks written pile up in the slots until their batch flush.
-    row("AddSession 30 min, a new day each, 2-3 years back", try timedWithFlushes(64) { i in
-        _ = try tracker.addSession(project: project, start: old - Int64(i + 1) * 5 * 86400, duration: "30m", note: "")
-    })
-    row("UpdateProject rename", try timedWithFlushes(20) { i in
-        try tracker.updateProject(id: project, changes: ProjectChanges(name: i % 2 == 0 ? "Bench Renamed" : "Bench A"))
-    })
-    for i in 0..<20 { try tracker.addCategory("Bench category \(i)") }
-    row("DeleteCategory", try timedWithFlushes(20) { i in try tracker.deleteCategory("Bench category \(i)") })
-    try tracker.startProject("Bench A")
-    row("Pause or Resume", try timedWithFlushes(100) { _ in
+
+    init(size: Int, data: String, now: Int64) throws {
+        self.size = size
+        home = try DataHome(directory: data)
+        project = try home.tracker.resolveProject("Bench A").id
+        old = ChangeKindStore.oldDay(now: now) + 9 * 3600
+    }
+
+    /// The start (UTC) of the day two years back the edits touch.
+    static func oldDay(now: Int64) -> Int64 { now - 2 * 365 * 86400 - (now % 86400) }
+
+    /// The starts of every day the kinds touch years back: the edited day and the 64 new days.
+    static func touchedDays(now: Int64) -> [Int64] {
+        let day = oldDay(now: now)
+        return [day] + (1...64).map { day - Int64($0) * 5 * 86400 }
+    }
+
+    func toggleTimer() throws {
         if try tracker.status().state == .running { try tracker.pause() } else { try tracker.resume() }
-    })
-    row("StartProject (switch)", try timedWithFlushes(40) { i in try tracker.startProject(i % 2 == 0 ? "Bench B" : "Bench A") })
-    row("StartProject then Stop (two changes)", try timedWithFlushes(20, changesEach: 2) { _ in
-        try tracker.startProject("Bench A")
-        _ = try tracker.stop()
-    })
+    }
+}
+
+var changeKinds: [ChangeKind] { [
+    ChangeKind(metric: "durable change (pause or resume)", count: 200, prepare: { try $0.tracker.startProject("Bench A") }) { store, _ in
+        try store.toggleTimer()
+    },
+    // Undo and redo of the newest step (a pause or resume), with the whole history kept in the store.
+    ChangeKind(metric: "undo and redo of a timer change", count: 50) { store, _ in
+        try store.tracker.undo()
+        try store.tracker.redo()
+    },
+    ChangeKind(metric: "AddSession 30 min, 2 years back", prepare: { _ = try $0.tracker.stop() }) { store, i in
+        store.ids.append(try store.tracker.addSession(project: store.project, start: store.old + Int64(i) * 600, duration: "30m", note: ""))
+    },
+    ChangeKind(metric: "EditSession, 2 years back") { store, i in
+        try store.tracker.editSession(id: store.ids[i], changes: SessionChanges(duration: "25m"))
+    },
+    ChangeKind(metric: "SetNote, 2 years back") { store, i in try store.tracker.setNote(session: store.ids[i], note: "note \(i)") },
+    ChangeKind(metric: "DeleteSession, 2 years back") { store, i in try store.tracker.deleteSession(id: store.ids[i]) },
+    // A different day each: the chunks written pile up in the slots until their batch flush.
+    ChangeKind(metric: "AddSession 30 min, a new day each, 2-3 years back") { store, i in
+        _ = try store.tracker.addSession(project: store.project, start: store.old - Int64(i + 1) * 5 * 86400, duration: "30m", note: "")
+    },
+    ChangeKind(metric: "UpdateProject rename") { store, i in
+        try store.tracker.updateProject(id: store.project, changes: ProjectChanges(name: i % 2 == 0 ? "Bench Renamed" : "Bench A"))
+    },
+    ChangeKind(metric: "DeleteCategory", prepare: { store in
+        for i in 0..<64 { try store.tracker.addCategory("Bench category \(i)") }
+    }) { store, i in try store.tracker.deleteCategory("Bench category \(i)") },
+    ChangeKind(metric: "Pause or Resume", count: 100, prepare: { try $0.tracker.startProject("Bench A") }) { store, _ in
+        try store.toggleTimer()
+    },
+    ChangeKind(metric: "StartProject (switch)") { store, i in try store.tracker.startProject(i % 2 == 0 ? "Bench B" : "Bench A") },
+    ChangeKind(metric: "StartProject then Stop (two changes)", changesEach: 2) { store, _ in
+        try store.tracker.startProject("Bench A")
+        _ = try store.tracker.stop()
+    },
+] }
+
+/// Every kind of change in the core at every size, the sizes taking turns sample by sample, so
+/// that whatever the machine does meanwhile (its page cache and file system filling as the
+/// benchmark runs) weighs on each size alike: the 1.2× goal compares sizes, not moments.
+/// Returns each size's rows: the time of a change, and its flushes.
+func measureChangeKinds(stores: [ChangeKindStore]) throws -> [Int: [Row]] {
+    var rows: [Int: [Row]] = [:]
+    for kind in changeKinds {
+        for store in stores { try kind.prepare(store) }
+        var samples = [[Double]](repeating: [], count: stores.count)
+        var flushes = [Int](repeating: 0, count: stores.count)
+        for index in 0..<kind.count {
+            for (offset, store) in stores.enumerated() {
+                let before = flushCount()
+                samples[offset] += try timed(1) { try kind.run(store, index) }
+                if let before, let after = flushCount() { flushes[offset] += after - before }
+            }
+        }
+        for (offset, store) in stores.enumerated() {
+            rows[store.size, default: []].append(Row(size: store.size, metric: "core: " + kind.metric, unit: "ms", summary: Summary(samples[offset])))
+            if flushCount() != nil, kind.metric != "undo and redo of a timer change" {
+                let perChange = Double(flushes[offset]) / Double(kind.count * kind.changesEach)
+                rows[store.size, default: []].append(Row(size: store.size, metric: "flushes per change: " + kind.metric, unit: "",
+                                                         summary: Summary([perChange])))
+            }
+        }
+    }
+    return rows
 }
 
 /// One fdatasync of a 4 KiB block overwritten in place: the floor of a durable change.

@@ -34,26 +34,42 @@ enum History {
         sessions.reserveCapacity(count)
         let firstDay = now - Int64(days + 1) * 86400
         for index in 0..<count {
-            let day = Int64(index / 8), slot = Int64(index % 8)
-            // Eight slots from 08:00 UTC; the last one of some days runs across midnight.
-            var start = firstDay + day * 86400 + 8 * 3600 + slot * 5400 + Int64(random.below(900))
-            var length = Int64(900 + random.below(3600))
-            if slot == 7 && random.below(10) == 0 {
-                start = firstDay + day * 86400 + 22 * 3600 + 1800
-                length = 3 * 3600
-            }
-            var segments = [Segment(start: start, end: start + length)]
-            var end = start + length
-            if random.below(4) == 0 {
-                // Paused once for a few minutes in the middle.
-                let pauseAt = start + length / 2, pause = Int64(120 + random.below(600))
-                segments = [Segment(start: start, end: pauseAt), Segment(start: pauseAt + pause, end: end + pause)]
-                end += pause
-            }
-            sessions.append(WorkSession(id: 0, projectID: projects[random.below(projects.count)], start: start, end: end,
-                                        unrecordedSeconds: 0, note: random.below(3) == 0 ? "" : notes[random.below(notes.count)],
-                                        segments: segments))
+            sessions.append(session(day: firstDay + Int64(index / 8) * 86400, slot: Int64(index % 8), projects: projects, random: &random))
         }
         try tracker.importSessions(sessions)
+    }
+
+    /// Gives each of `days` (their UTC starts) that holds no session eight, as a generated day
+    /// has, in one change.
+    static func fill(days: [Int64], into tracker: Tracker) throws {
+        var random = Random(state: 0x2545_F491_4F6C_DD1D)
+        let projects = tracker.projects().map(\.id)
+        var sessions: [WorkSession] = []
+        for day in days where try tracker.sessions(project: 0, from: day, to: day + 86400).isEmpty {
+            for slot in 0..<Int64(8) { sessions.append(session(day: day, slot: slot, projects: projects, random: &random)) }
+        }
+        if !sessions.isEmpty { try tracker.importSessions(sessions) }
+    }
+
+    /// The session in one of a day's eight slots from 08:00 UTC; the last one of some days runs
+    /// across midnight.
+    private static func session(day: Int64, slot: Int64, projects: [ProjectID], random: inout Random) -> WorkSession {
+        var start = day + 8 * 3600 + slot * 5400 + Int64(random.below(900))
+        var length = Int64(900 + random.below(3600))
+        if slot == 7 && random.below(10) == 0 {
+            start = day + 22 * 3600 + 1800
+            length = 3 * 3600
+        }
+        var segments = [Segment(start: start, end: start + length)]
+        var end = start + length
+        if random.below(4) == 0 {
+            // Paused once for a few minutes in the middle.
+            let pauseAt = start + length / 2, pause = Int64(120 + random.below(600))
+            segments = [Segment(start: start, end: pauseAt), Segment(start: pauseAt + pause, end: end + pause)]
+            end += pause
+        }
+        return WorkSession(id: 0, projectID: projects[random.below(projects.count)], start: start, end: end,
+                           unrecordedSeconds: 0, note: random.below(3) == 0 ? "" : notes[random.below(notes.count)],
+                           segments: segments)
     }
 }

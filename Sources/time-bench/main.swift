@@ -32,33 +32,18 @@ func parseOptions() -> Options {
         case "--sizes": options.sizes = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
         case "--window": options.window = Double(arguments.popFirst() ?? "") ?? options.window
         case "--work": options.work = arguments.popFirst() ?? options.work
-        case "--profile-changes":
-            // For a profiler: N pause/resume changes on an existing data folder, nothing else.
-            let folder = arguments.popFirst() ?? "", count = Int(arguments.popFirst() ?? "") ?? 100
+        case "--profile-kind":
+            // For a profiler: N samples of one kind of change (ChangeKinds.swift, by its metric)
+            // on a data folder a run left behind (--work DIR), nothing else.
+            let folder = arguments.popFirst() ?? "", metric = arguments.popFirst() ?? ""
+            let count = Int(arguments.popFirst() ?? "") ?? 100
             do {
-                let home = try DataHome(directory: folder)
-                if try home.tracker.status().state == .idle { try home.tracker.startProject("Bench A") }
-                for _ in 0..<count {
-                    if try home.tracker.status().state == .running { try home.tracker.pause() } else { try home.tracker.resume() }
+                guard let kind = changeKinds.first(where: { $0.metric == metric }) else {
+                    throw BenchError("no kind of change named \"\(metric)\": \(changeKinds.map(\.metric).joined(separator: "; "))")
                 }
-            } catch {
-                printError("\(error)")
-                exit(1)
-            }
-            exit(0)
-        case "--profile-old-edits":
-            // For a profiler: N rounds of add, edit, note and delete of a session two years back.
-            let folder = arguments.popFirst() ?? "", count = Int(arguments.popFirst() ?? "") ?? 100
-            do {
-                let home = try DataHome(directory: folder)
-                let now = Int64(time(nil)), project = try home.tracker.resolveProject("Bench A").id
-                let old = now - 2 * 365 * 86400 - (now % 86400) + 9 * 3600
-                for i in 0..<count {
-                    let id = try home.tracker.addSession(project: project, start: old + Int64(i % 20) * 1800, duration: "30m", note: "")
-                    try home.tracker.editSession(id: id, changes: SessionChanges(duration: "25m"))
-                    try home.tracker.setNote(session: id, note: "note \(i)")
-                    try home.tracker.deleteSession(id: id)
-                }
+                let store = try ChangeKindStore(size: 0, data: folder, now: Int64(time(nil)))
+                try kind.prepare(store)
+                for index in 0..<count { try kind.run(store, index % kind.count) }
             } catch {
                 printError("\(error)")
                 exit(1)
@@ -241,35 +226,28 @@ func call(_ connection: BusConnection, _ member: String, _ arguments: [DBusValue
                         arguments: arguments, timeoutMilliseconds: 30_000)
 }
 
-func measure(size: Int, options: Options, agentBinary: String, log: (String) -> Void) throws -> [Row] {
-    var rows: [Row] = []
-    func add(_ metric: String, _ unit: String, _ samples: [Double]) { rows.append(Row(size: size, metric: metric, unit: unit, summary: Summary(samples))) }
+/// A history of `size` sessions (and the projects the measurements use) in a new data folder.
+func generateHistory(size: Int, options: Options, log: (String) -> Void) throws {
     let data = options.work + "/data-\(size)"
     Files.remove(data)
+    log("size \(size): generating the history")
+    let home = try DataHome(directory: data)
+    try History.generate(into: home.tracker, sessions: size, now: Int64(time(nil)) - 86400 * 7)
+    try home.tracker.createProject(name: "Bench A", color: "", category: "")
+    try home.tracker.createProject(name: "Bench B", color: "", category: "")
+    // The days the change kinds touch years back hold eight sessions at every size, as a day of
+    // the generated history does: at 1,000 sessions they lie before the history and would be
+    // empty, and the rows would compare a full day with an empty one instead of the history's size.
+    try History.fill(days: ChangeKindStore.touchedDays(now: Int64(time(nil))), into: home.tracker)
+}
+
+/// The rows of one size, after its history was generated and the change kinds measured (`rows`).
+func measure(size: Int, options: Options, agentBinary: String, rows changeRows: [Row], log: (String) -> Void) throws -> [Row] {
+    var rows = changeRows
+    func add(_ metric: String, _ unit: String, _ samples: [Double]) { rows.append(Row(size: size, metric: metric, unit: unit, summary: Summary(samples))) }
+    let data = options.work + "/data-\(size)"
     let now = Int64(time(nil))
 
-    log("size \(size): generating the history")
-    do {
-        let home = try DataHome(directory: data)
-        try History.generate(into: home.tracker, sessions: size, now: now - 86400 * 7)
-        try home.tracker.createProject(name: "Bench A", color: "", category: "")
-        try home.tracker.createProject(name: "Bench B", color: "", category: "")
-
-        // The core alone: one durable change (commit + verified snapshot), no bus.
-        try home.tracker.startProject("Bench A")
-        add("core: durable change (pause or resume)", "ms", try timed(200) {
-            if try home.tracker.status().state == .running { try home.tracker.pause() } else { try home.tracker.resume() }
-        })
-        // Undo and redo of the newest step (a pause or resume), with the whole history (one
-        // import step of every session) kept in the store.
-        add("core: undo and redo of a timer change", "ms", try timed(50) {
-            try home.tracker.undo()
-            try home.tracker.redo()
-        })
-        try home.tracker.stop()
-        // Every kind of change, with its flushes (ChangeKinds.swift).
-        try measureChangeKinds(home.tracker, now: now, add: add)
-    }
     add("floor: one fdatasync of 4 KiB overwritten in place", "ms", try measureFlushFloor(folder: options.work))
     let starts = try measureRollForward(data: data, now: now)
     add("core start-up, store current", "ms", [starts.current])
@@ -377,13 +355,21 @@ guard Files.kind(agentBinary) == .regular else {
 try? Files.makePrivateDirectory(options.work)
 var rows: [Row] = []
 do {
+    var changeRows: [Int: [Row]] = [:]
+    if !options.syncOnly && !options.importOnly {
+        for size in options.sizes { try generateHistory(size: size, options: options) { printError($0) } }
+        printError("every kind of change at \(options.sizes.map(String.init).joined(separator: ", ")) sessions, taking turns")
+        let now = Int64(time(nil))
+        let stores = try options.sizes.map { try ChangeKindStore(size: $0, data: options.work + "/data-\($0)", now: now) }
+        changeRows = try measureChangeKinds(stores: stores)
+    }
     for size in options.sizes {
         if options.syncOnly {
             rows += try measureSync(size: size, options: options) { printError($0) }
             continue
         }
         if !options.importOnly {
-            rows += try measure(size: size, options: options, agentBinary: agentBinary) { printError($0) }
+            rows += try measure(size: size, options: options, agentBinary: agentBinary, rows: changeRows[size] ?? []) { printError($0) }
         }
         if options.changesOnly { continue }
         rows += try measureImport(size: size, options: options) { printError($0) }
