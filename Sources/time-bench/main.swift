@@ -49,6 +49,26 @@ func parseOptions() -> Options {
                 exit(1)
             }
             exit(0)
+        case "--profile-sync":
+            // For a profiler: N pause/resume changes published to a sync folder (SyncBench.swift)
+            // on a data folder a run left behind, nothing else.
+            let folder = arguments.popFirst() ?? "", syncFolder = arguments.popFirst() ?? ""
+            let count = Int(arguments.popFirst() ?? "") ?? 100
+            do {
+                let store = try ChangeKindStore(size: 0, data: folder, now: Int64(time(nil)))
+                let engine = try SyncEngine(tracker: store.tracker, folder: syncFolder, device: SyncRecord.newID(), deviceName: "profile",
+                                            wallMilliseconds: Int64(time(nil)) * 1000)
+                if try store.tracker.status().state == .idle { try store.tracker.startProject("Bench A") }
+                for _ in 0..<count {
+                    try store.toggleTimer()
+                    try engine.publish(wallMilliseconds: Int64(time(nil)) * 1000)
+                }
+                try engine.flushLog()
+            } catch {
+                printError("\(error)")
+                exit(1)
+            }
+            exit(0)
         case "--crash-workload":
             // The write path the crash-state tests record (CrashWorkload.swift).
             let folder = arguments.popFirst() ?? "", acks = arguments.popFirst() ?? ""
