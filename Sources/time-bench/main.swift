@@ -33,48 +33,20 @@ func parseOptions() -> Options {
         case "--window": options.window = Double(arguments.popFirst() ?? "") ?? options.window
         case "--work": options.work = arguments.popFirst() ?? options.work
         case "--profile-kind":
-            // For a profiler: N samples of one kind of change (ChangeKinds.swift, by its metric)
-            // on a data folder a run left behind (--work DIR), nothing else.
             let folder = arguments.popFirst() ?? "", metric = arguments.popFirst() ?? ""
             let count = Int(arguments.popFirst() ?? "") ?? 100
-            do {
-                guard let kind = changeKinds.first(where: { $0.metric == metric }) else {
-                    throw BenchError("no kind of change named \"\(metric)\": \(changeKinds.map(\.metric).joined(separator: "; "))")
-                }
-                let store = try ChangeKindStore(size: 0, data: folder, now: Int64(time(nil)))
-                try kind.prepare(store)
-                for index in 0..<count { try kind.run(store, index % kind.count) }
-            } catch {
-                printError("\(error)")
-                exit(1)
-            }
-            exit(0)
+            runAndExit { try profileKind(folder: folder, metric: metric, count: count) }
         case "--profile-sync":
-            // For a profiler: N pause/resume changes published to a sync folder (SyncBench.swift)
-            // on a data folder a run left behind, nothing else.
             let folder = arguments.popFirst() ?? "", syncFolder = arguments.popFirst() ?? ""
             let count = Int(arguments.popFirst() ?? "") ?? 100
-            do {
-                let store = try ChangeKindStore(size: 0, data: folder, now: Int64(time(nil)))
-                let engine = try SyncEngine(tracker: store.tracker, folder: syncFolder, device: SyncRecord.newID(), deviceName: "profile",
-                                            wallMilliseconds: Int64(time(nil)) * 1000)
-                if try store.tracker.status().state == .idle { try store.tracker.startProject("Bench A") }
-                for _ in 0..<count {
-                    try store.toggleTimer()
-                    try engine.publish(wallMilliseconds: Int64(time(nil)) * 1000)
-                }
-                try engine.flushLog()
-            } catch {
-                printError("\(error)")
-                exit(1)
-            }
-            exit(0)
+            runAndExit { try profileSync(folder: folder, syncFolder: syncFolder, count: count) }
         case "--crash-workload":
             // The write path the crash-state tests record (CrashWorkload.swift).
             let folder = arguments.popFirst() ?? "", acks = arguments.popFirst() ?? ""
             exit(runCrashWorkload(folder: folder, acks: acks, changes: Int(arguments.popFirst() ?? "") ?? 20))
         case "--help", "-h":
             print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--changes-only]")
+            print("       time-bench --profile-kind DATA-DIR METRIC N | --profile-sync DATA-DIR SYNC-DIR N   (for a profiler)")
             exit(0)
         default:
             printError("unknown option \(argument) (see --help)")
