@@ -25,7 +25,9 @@ let package = Package(
         .target(name: "TimeJSON"),
         // The version of Time, in one place (see the file for who reads it).
         .target(name: "TimeVersion"),
-        .target(name: "TimeCore", dependencies: ["TimeJSON", "CSQLite", "CGLib"]),
+        // CSHA256: SHA-256's block function on the CPU's SHA extensions (GLib's where there are none).
+        .target(name: "CSHA256"),
+        .target(name: "TimeCore", dependencies: ["TimeJSON", "CSQLite", "CGLib", "CSHA256"]),
         // libdbus in Swift (Sources/DBusKit, module DBusCore) and, in DBusKit, its GLib main-loop
         // integration; DBusKit re-exports DBusCore, so `import DBusKit` gives both. timectl uses
         // DBusCore alone and so never loads GLib or GObject (scripts/bench.sh).

@@ -155,9 +155,7 @@ public final class SyncLogWriter {
     }
 
     private func flushFile() throws {
-        let fd = open(path(fileNumber), O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw FileError("open", path(fileNumber)) }
-        defer { close(fd) }
+        let fd = try descriptor(of: fileNumber)
         guard fsync(fd) == 0 else { throw FileError("flush", path(fileNumber)) }
         if newFile { try Files.syncDirectory(folder) }
         newFile = false
@@ -208,9 +206,7 @@ public final class SyncLogWriter {
                 index += 1
             }
             let target = path(fileNumber)
-            let fd = open(target, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { throw FileError("open", target) }
-            defer { close(fd) }
+            let fd = try descriptor(of: fileNumber)
             if fileSize == 0 { newFile = true }
             var written = 0
             while written < bytes.count {
@@ -227,4 +223,30 @@ public final class SyncLogWriter {
             writtenThrough = records[index - 1].sequence
         }
     }
+
+    /// The newest file, kept open for appending and flushing while it is the one written (a change
+    /// then costs one write, not an open, a write and a close).
+    private var openFile: (number: Int, fd: Int32)?
+
+    /// The file's descriptor, opened (and created) when it is not open yet; opened anew when the
+    /// open one was removed or replaced meanwhile, so that no record goes into a file nobody sees.
+    private func descriptor(of number: Int) throws -> Int32 {
+        if let file = openFile, file.number == number {
+            var info = stat()
+            if fstat(file.fd, &info) == 0 && info.st_nlink > 0 { return file.fd }
+        }
+        closeFile()
+        let target = path(number)
+        let fd = open(target, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw FileError("open", target) }
+        openFile = (number, fd)
+        return fd
+    }
+
+    private func closeFile() {
+        if let file = openFile { close(file.fd) }
+        openFile = nil
+    }
+
+    deinit { closeFile() }
 }

@@ -44,8 +44,10 @@ public struct SyncRecord: Equatable, Sendable {
     /// The line as written: canonical JSON with its checksum, ended by a newline.
     public var line: String {
         // `sum` sorts after every other key, so the line is the canonical body with it added last.
-        let text = JSON.sortedObject(body).serialized
-        return String(text.dropLast()) + ",\"sum\":\"" + SHA256.hex(text) + "\"}\n"
+        var text = JSON.sortedObject(body).serialized
+        let sum = SHA256.hex(text)
+        text.removeLast()   // the closing brace (String's dropLast would walk every character)
+        return text + ",\"sum\":\"" + sum + "\"}\n"
     }
 
     /// Reads one complete line (without its newline) written by the device `folderDevice`.
