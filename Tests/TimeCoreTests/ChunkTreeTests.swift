@@ -112,6 +112,31 @@ final class ChunkTreeTests: XCTestCase {
         XCTAssertEqual(try newestSlot(folder).carried.count, 0)
     }
 
+    /// A start reads every index chunk with a reader of the canonical form alone; whatever it does
+    /// not recognise goes to the JSON parser, so both always give the same parts.
+    func testIndexChunksReadTheSameWithTheCanonicalReaderAndTheParser() throws {
+        let hash = String(repeating: "ab", count: 32)
+        let lists: [[SnapshotFormat.ChunkReference]] = [
+            [],
+            [SnapshotFormat.ChunkReference(period: "2024-03-15", sha256: hash, sessions: 0)],
+            (1...12).map { SnapshotFormat.ChunkReference(period: "2024-\($0 < 10 ? "0" : "")\($0)", sha256: hash, sessions: $0 * 1000) },
+            [SnapshotFormat.ChunkReference(period: "odd \"quoted\" \\", sha256: hash, sessions: 7)],
+        ]
+        for (index, parts) in lists.enumerated() {
+            let bytes = SnapshotFormat.indexChunk(period: "2024", parts: parts)
+            XCTAssertEqual(SnapshotFormat.indexParts(bytes), parts, "list \(index)")
+            if index < 3 { XCTAssertEqual(SnapshotFormat.canonicalIndexParts(bytes), parts, "list \(index) is canonical") }
+        }
+        // The same chunk laid out otherwise: not canonical, still read by the parser.
+        let spaced = Array("{ \"parts\": [{\"sha256\": \"\(hash)\", \"period\": \"2024-01\", \"sessions\": 3}], \"period\": \"2024\" }".utf8)
+        XCTAssertNil(SnapshotFormat.canonicalIndexParts(spaced))
+        XCTAssertEqual(SnapshotFormat.indexParts(spaced), [SnapshotFormat.ChunkReference(period: "2024-01", sha256: hash, sessions: 3)])
+        // Cut, or a day's chunk: no parts at all.
+        let whole = SnapshotFormat.indexChunk(period: "2024", parts: lists[2])
+        XCTAssertNil(SnapshotFormat.indexParts(Array(whole.dropLast(2))))
+        XCTAssertNil(SnapshotFormat.indexParts(Array("{\"period\":\"2024-03-15\",\"sessions\":[]}".utf8)))
+    }
+
     /// After a batch flush, an edit years back carries its day whole and its three index chunks
     /// as patches against the flushed ones: the slot does not grow with the history. A power cut
     /// that takes every chunk file written since the flush still leaves the newest state

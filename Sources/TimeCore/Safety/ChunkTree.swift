@@ -56,9 +56,11 @@ struct ChunkTree: Equatable {
         }
     }
 
-    /// Reads a tree from the root's reference; `node(sha256)` gives an index chunk's parts (nil when
-    /// the chunk cannot be read). Nil when any index chunk is missing or not where it belongs.
-    static func load(root: Reference?, node: (String) -> [Reference]?) -> ChunkTree? {
+    /// Reads a tree from the root's reference; `node(sha256)` gives an index chunk's parts by
+    /// period (nil when the chunk cannot be read). The tree keeps those tables as they are (a
+    /// cache that holds them too shares their storage until a change rewrites one). Nil when any
+    /// index chunk is missing or not where it belongs.
+    static func load(root: Reference?, node: (String) -> [String: Reference]?) -> ChunkTree? {
         var tree = ChunkTree()
         guard let root else { return tree }
         guard root.period.isEmpty else { return nil }
@@ -66,11 +68,10 @@ struct ChunkTree: Equatable {
         var pending = [root]
         while let reference = pending.popLast() {
             guard let children = node(reference.sha256),
-                  children.allSatisfy({ SnapshotFormat.parentPeriod($0.period) == reference.period }) else { return nil }
-            for child in children {
-                tree.parts[reference.period, default: [:]][child.period] = child
-                if !SnapshotFormat.isDay(child.period) { pending.append(child) }
-            }
+                  children.allSatisfy({ $0.key == $0.value.period && SnapshotFormat.parentPeriod($0.key) == reference.period })
+            else { return nil }
+            tree.parts[reference.period] = children
+            for child in children.values where !SnapshotFormat.isDay(child.period) { pending.append(child) }
         }
         return tree
     }

@@ -318,8 +318,9 @@ public enum Files {
         return String(path[path.index(after: slash)...])
     }
 
-    /// Names in a directory, without "." and "..", sorted.
-    public static func list(_ directory: String) -> [String] {
+    /// The names in a folder but "." and "..", sorted unless `sorted` is false (a folder of thousands of
+    /// chunk files is listed at every start, and sorting them would be work thrown away).
+    public static func list(_ directory: String, sorted: Bool = true) -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -329,7 +330,7 @@ public enum Files {
             }
             if name != "." && name != ".." { names.append(name) }
         }
-        return names.sorted()
+        return sorted ? names.sorted() : names
     }
 
     public static func move(_ from: String, to destination: String) throws {

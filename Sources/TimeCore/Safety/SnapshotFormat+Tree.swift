@@ -36,6 +36,7 @@ extension SnapshotFormat {
 
     /// The references an index chunk lists, when `bytes` is one (nil for a day's chunk or bad bytes).
     static func indexParts(_ bytes: [UInt8]) -> [ChunkReference]? {
+        if let parts = canonicalIndexParts(bytes) { return parts }
         guard let json = try? JSON.parse(bytes), let parts = json["parts"]?.arrayValue else { return nil }
         var result: [ChunkReference] = []
         for part in parts {
@@ -44,6 +45,46 @@ extension SnapshotFormat {
             result.append(ChunkReference(period: period, sha256: hash, sessions: Int(count)))
         }
         return result
+    }
+
+    /// The parts of an index chunk in exactly the canonical form `indexChunk` writes, read without
+    /// the general JSON parser (a start reads every index chunk of the history); nil for anything
+    /// else, which the parser then reads. Periods and hashes written by `indexChunk` need no
+    /// escapes, so a backslash sends the chunk to the parser too.
+    static func canonicalIndexParts(_ bytes: [UInt8]) -> [ChunkReference]? {
+        var at = 0
+        func expect(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard at + count <= bytes.count else { return false }
+            let matches = text.withUTF8Buffer { literal in (0..<count).allSatisfy { bytes[at + $0] == literal[$0] } }
+            if matches { at += count }
+            return matches
+        }
+        func string() -> String? {
+            let start = at
+            while at < bytes.count, bytes[at] != UInt8(ascii: "\""), bytes[at] != UInt8(ascii: "\\"), bytes[at] >= 0x20 { at += 1 }
+            guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") else { return nil }
+            defer { at += 1 }
+            return String(decoding: bytes[start..<at], as: UTF8.self)
+        }
+        func integer() -> Int? {
+            let start = at
+            while at < bytes.count, bytes[at] >= UInt8(ascii: "0"), bytes[at] <= UInt8(ascii: "9") { at += 1 }
+            guard at > start, at - start <= 18, bytes[start] != UInt8(ascii: "0") || at - start == 1 else { return nil }
+            return Int(String(decoding: bytes[start..<at], as: UTF8.self))
+        }
+        guard expect("{\"parts\":[") else { return nil }
+        var parts: [ChunkReference] = []
+        if !expect("]") {
+            repeat {
+                guard expect("{\"period\":\""), let period = string(), expect(",\"sessions\":"), let sessions = integer(),
+                      expect(",\"sha256\":\""), let hash = string(), expect("}") else { return nil }
+                parts.append(ChunkReference(period: period, sha256: hash, sessions: sessions))
+            } while expect(",")
+            guard expect("]") else { return nil }
+        }
+        guard expect(",\"period\":\""), string() != nil, expect("}"), at == bytes.count else { return nil }
+        return parts
     }
 
     /// v8 → v9: nothing to convert. A v8 payload's `chunks` list names month and year chunks of

@@ -86,8 +86,9 @@ public final class SnapshotKeeper: ChangeRecorder {
         self.directory = directory
         self.clock = clock
         try Files.makePrivateDirectory(directory)
-        for name in Files.list(directory) where name.hasSuffix(".tmp") { unlink(directory + "/" + name) }
-        entries = SnapshotKeeper.scan(directory)
+        let names = Files.list(directory, sorted: false)
+        for name in names where name.hasSuffix(".tmp") { unlink(directory + "/" + name) }
+        entries = SnapshotKeeper.scan(directory, names: names)
         nextSnapshotFile = PreparedFile(path: directory + "/next-state.tmp")
         slots = try SnapshotSlots(directory: directory)
         repairCarriedChunks()
@@ -104,11 +105,15 @@ public final class SnapshotKeeper: ChangeRecorder {
     static func chunkName(_ hash: String) -> String { "chunk-\(hash).json" }
 
     /// Snapshot files in a folder, oldest first, read from their names.
-    public static func scan(_ directory: String) -> [Entry] {
-        Files.list(directory).compactMap { name -> Entry? in
+    public static func scan(_ directory: String) -> [Entry] { scan(directory, names: Files.list(directory)) }
+
+    /// The same, from the folder's names listed already. (The folder holds a chunk file for every
+    /// day of the history: the names are told apart by their start before anything else.)
+    static func scan(_ directory: String, names: [String]) -> [Entry] {
+        names.compactMap { name -> Entry? in
+            guard name.hasPrefix("state-"), name.hasSuffix(".json") else { return nil }
             let parts = name.split(separator: "-")
-            guard name.hasPrefix("state-"), name.hasSuffix(".json"), parts.count == 3,
-                  let sequence = Int(parts[1]) else { return nil }
+            guard parts.count == 3, let sequence = Int(parts[1]) else { return nil }
             return Entry(sequence: sequence, stateHash: String(parts[2].dropLast(5)), path: directory + "/" + name)
         }.sorted { $0.sequence < $1.sequence }
     }
@@ -156,7 +161,7 @@ public final class SnapshotKeeper: ChangeRecorder {
                   let count = reference["sessions"]?.intValue else { return }
             root = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: Int(count))
         }
-        guard let loaded = ChunkTree.load(root: root, node: indexParts) else { return }
+        guard let loaded = ChunkTree.load(root: root, node: indexTable) else { return }
         // The day the payload kept in itself (all its sessions began that day), so that the
         // first change of another day moves them into their day's chunk.
         let inline = header.payload["sessions"]?.arrayValue ?? []
