@@ -150,6 +150,10 @@ public enum AgentMain {
         }
         Log.info("serving \(Contract.busName) with data in \(directory) (storage \(home.status.state.rawValue))")
         service.startAwayDetection(sessionBus: connection)
+        // What the start read (the whole store for its check, every index of the snapshots) is
+        // not kept while the agent idles: the page cache goes, and malloc gives the freed memory back.
+        home.tracker.store.database.releaseMemory()
+        _ = mallocTrim?(0)
 
         let loop = g_main_loop_new(nil, 0)!
         defer { g_main_loop_unref(loop) }
@@ -174,4 +178,9 @@ public enum AgentMain {
 private func quitOnSignal(_ data: UnsafeMutableRawPointer?) -> gboolean {
     g_main_loop_quit(OpaquePointer(data))
     return 1 // G_SOURCE_CONTINUE: a second signal during shutdown is harmless
+}
+
+/// glibc's `malloc_trim`, which Swift's Glibc module leaves out (it is in malloc.h).
+private let mallocTrim: (@convention(c) (Int) -> Int32)? = dlsym(nil, "malloc_trim").map {
+    unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self)
 }

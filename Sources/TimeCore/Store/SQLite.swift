@@ -55,6 +55,10 @@ public final class SQLiteDatabase {
         sqlite3_close_v2(handle)
     }
 
+    /// Gives back the page cache: a start reads the whole store (`quick_check`), and an idle
+    /// agent needs none of those pages kept.
+    public func releaseMemory() { sqlite3_db_release_memory(handle) }
+
     func error(_ code: Int32) -> SQLiteError {
         SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
     }
