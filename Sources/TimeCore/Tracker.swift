@@ -135,7 +135,7 @@ public final class Tracker {
         }
     }
 
-    private var now: Int64 { clock.now() }
+    var now: Int64 { clock.now() }
 
     /// Housekeeping left from the last change; a front end calls it after answering the caller.
     public func tidyUp() { recorder?.tidyUp() }
@@ -246,18 +246,6 @@ public final class Tracker {
         }
     }
 
-    /// Replaces the note of any session; "" clears it.
-    public func setNote(session id: SessionID, note raw: String) throws {
-        let note = try TextInput.normalizedNote(raw)
-        let session = try existingSession(id)
-        guard session.note != note else { return }
-        try change {
-            var updated = session
-            updated.note = note
-            try store.updateSession(updated, previous: session, segmentsChanged: false)
-            if updated.isOpen { openSession = updated }
-        }
-    }
 
     // MARK: Projects and categories
 
@@ -361,98 +349,6 @@ public final class Tracker {
                 projectsByID[id]?.categoryID = nil
             }
         }
-    }
-
-    // MARK: Sessions
-
-    private func existingSession(_ id: SessionID) throws -> WorkSession {
-        guard let session = try store.session(id: id) else {
-            throw TrackerError.noSuchSession("There is no session with id \(id); list them with ListSessions (timectl sessions).")
-        }
-        return session
-    }
-
-    public func session(id: SessionID) throws -> WorkSession { try existingSession(id) }
-
-    /// Sessions overlapping [from, to); project 0 means all projects.
-    public func sessions(project: ProjectID, from: Int64, to: Int64) throws -> [WorkSession] {
-        if project != 0 { _ = try self.project(withID: project) }
-        guard from <= to else {
-            throw TrackerError.invalidArgument("The range is reversed: from (\(from)) is after to (\(to)).")
-        }
-        return try store.sessions(overlapping: from, to, project: project)
-    }
-
-    private func checkTime(_ time: Int64, _ what: String) throws {
-        guard time >= 0 && time <= Tracker.latestTime else {
-            throw TrackerError.invalidArgument("The \(what) \(time) is not a time between 1970 and 9999 (Unix seconds).")
-        }
-    }
-
-    private func checkNotFuture(_ end: Int64) throws {
-        guard end <= now else {
-            throw TrackerError.invalidArgument("That session would end in the future; only past sessions can be entered or edited.")
-        }
-    }
-
-    /// A completed past session entered by hand, stored as one exact segment.
-    @discardableResult
-    public func addSession(project id: ProjectID, start: Int64, duration: String, note rawNote: String) throws -> SessionID {
-        let project = try project(withID: id)
-        try checkTime(start, "start")
-        let seconds = try DurationParser.seconds(from: duration)
-        let note = try TextInput.normalizedNote(rawNote)
-        try checkNotFuture(start + seconds)
-        return try change {
-            let session = WorkSession(id: 0, projectID: project.id, start: start, end: start + seconds, unrecordedSeconds: 0,
-                                      note: note, segments: [Segment(start: start, end: start + seconds)])
-            let id = try store.insertSession(session)
-            return id
-        }
-    }
-
-    /// Edits a completed session: a new start shifts every segment; a new duration replaces them with one.
-    public func editSession(id: SessionID, changes: SessionChanges) throws {
-        let original = try existingSession(id)
-        guard !original.isOpen else {
-            throw TrackerError.invalidArgument("Session \(id) is still open; stop it first (Stop, or timectl stop), then edit it.")
-        }
-        var session = original
-        if let projectID = changes.projectID { session.projectID = try project(withID: projectID).id }
-        var segmentsChanged = false
-        if let start = changes.start {
-            try checkTime(start, "start")
-            let shift = start - session.start
-            session.start = start
-            session.end = session.end! + shift
-            session.segments = session.segments.map { Segment(start: $0.start + shift, end: $0.end.map { $0 + shift }) }
-            segmentsChanged = shift != 0
-        }
-        if let duration = changes.duration {
-            let seconds = try DurationParser.seconds(from: duration)
-            session.end = session.start + seconds
-            session.unrecordedSeconds = 0
-            session.segments = [Segment(start: session.start, end: session.start + seconds)]
-            segmentsChanged = true
-        }
-        if let note = changes.note { session.note = try TextInput.normalizedNote(note) }
-        if changes.start != nil || changes.duration != nil {
-            try checkTime(session.end!, "end")
-            try checkNotFuture(session.end!)
-        }
-        guard session != original else { return }
-        try change {
-            try store.updateSession(session, previous: original, segmentsChanged: segmentsChanged)
-        }
-    }
-
-    /// Deletes a completed session; an open one must be stopped first.
-    public func deleteSession(id: SessionID) throws {
-        let session = try existingSession(id)
-        guard !session.isOpen else {
-            throw TrackerError.invalidArgument("Session \(id) is still open; stop it first (Stop, or timectl stop), then delete it.")
-        }
-        try change { try store.deleteSession(session) }
     }
 
     // MARK: Settings
