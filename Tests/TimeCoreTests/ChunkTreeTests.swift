@@ -125,11 +125,11 @@ final class ChunkTreeTests: XCTestCase {
         for (index, parts) in lists.enumerated() {
             let bytes = SnapshotFormat.indexChunk(period: "2024", parts: parts)
             XCTAssertEqual(SnapshotFormat.indexParts(bytes), parts, "list \(index)")
-            if index < 3 { XCTAssertEqual(SnapshotFormat.canonicalIndexParts(bytes), parts, "list \(index) is canonical") }
+            if index < 3 { XCTAssertEqual(SnapshotFormat.canonicalIndexContents(bytes)?.parts, parts, "list \(index) is canonical") }
         }
         // The same chunk laid out otherwise: not canonical, still read by the parser.
         let spaced = Array("{ \"parts\": [{\"sha256\": \"\(hash)\", \"period\": \"2024-01\", \"sessions\": 3}], \"period\": \"2024\" }".utf8)
-        XCTAssertNil(SnapshotFormat.canonicalIndexParts(spaced))
+        XCTAssertNil(SnapshotFormat.canonicalIndexContents(spaced))
         XCTAssertEqual(SnapshotFormat.indexParts(spaced), [SnapshotFormat.ChunkReference(period: "2024-01", sha256: hash, sessions: 3)])
         // Cut, or a day's chunk: no parts at all.
         let whole = SnapshotFormat.indexChunk(period: "2024", parts: lists[2])

@@ -40,8 +40,8 @@ enum IndexPatch {
         let lines = String(decoding: patch, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.first, first.hasPrefix("patch "), lines.last == "" else { return nil }
         let base = String(first.dropFirst(6))
-        guard let bytes = chunk(base), SHA256.hex(bytes) == base, let json = try? JSON.parse(bytes),
-              let period = json["period"]?.stringValue, let baseParts = SnapshotFormat.indexParts(bytes) else { return nil }
+        guard let bytes = chunk(base), SHA256.hex(bytes) == base,
+              let (period, baseParts) = SnapshotFormat.indexChunkContents(bytes) else { return nil }
         var parts = Dictionary(baseParts.map { ($0.period, $0) }, uniquingKeysWith: { first, _ in first })
         for line in lines.dropFirst().dropLast() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)

@@ -35,23 +35,27 @@ extension SnapshotFormat {
     }
 
     /// The references an index chunk lists, when `bytes` is one (nil for a day's chunk or bad bytes).
-    static func indexParts(_ bytes: [UInt8]) -> [ChunkReference]? {
-        if let parts = canonicalIndexParts(bytes) { return parts }
-        guard let json = try? JSON.parse(bytes), let parts = json["parts"]?.arrayValue else { return nil }
+    static func indexParts(_ bytes: [UInt8]) -> [ChunkReference]? { indexChunkContents(bytes)?.parts }
+
+    /// An index chunk's period and the references it lists (nil for a day's chunk or bad bytes).
+    static func indexChunkContents(_ bytes: [UInt8]) -> (period: String, parts: [ChunkReference])? {
+        if let contents = canonicalIndexContents(bytes) { return contents }
+        guard let json = try? JSON.parse(bytes), let period = json["period"]?.stringValue,
+              let parts = json["parts"]?.arrayValue else { return nil }
         var result: [ChunkReference] = []
         for part in parts {
             guard let period = part["period"]?.stringValue, let hash = part["sha256"]?.stringValue,
                   let count = part["sessions"]?.intValue else { return nil }
             result.append(ChunkReference(period: period, sha256: hash, sessions: Int(count)))
         }
-        return result
+        return (period, result)
     }
 
     /// The parts of an index chunk in exactly the canonical form `indexChunk` writes, read without
     /// the general JSON parser (a start reads every index chunk of the history); nil for anything
     /// else, which the parser then reads. Periods and hashes written by `indexChunk` need no
     /// escapes, so a backslash sends the chunk to the parser too.
-    static func canonicalIndexParts(_ bytes: [UInt8]) -> [ChunkReference]? {
+    static func canonicalIndexContents(_ bytes: [UInt8]) -> (period: String, parts: [ChunkReference])? {
         var at = 0
         func expect(_ text: StaticString) -> Bool {
             let count = text.utf8CodeUnitCount
@@ -83,8 +87,8 @@ extension SnapshotFormat {
             } while expect(",")
             guard expect("]") else { return nil }
         }
-        guard expect(",\"period\":\""), string() != nil, expect("}"), at == bytes.count else { return nil }
-        return parts
+        guard expect(",\"period\":\""), let period = string(), expect("}"), at == bytes.count else { return nil }
+        return (period, parts)
     }
 
     /// v8 → v9: nothing to convert. A v8 payload's `chunks` list names month and year chunks of
