@@ -118,6 +118,61 @@ public indirect enum JSON: Equatable, Sendable {
         output += "\""
     }
 
+    /// The compact form written as UTF-8 bytes: exactly `serialized.utf8`, without building a
+    /// String first (sync writes a few records with every change).
+    public func write(to output: inout [UInt8]) {
+        switch self {
+        case .null: output += "null".utf8
+        case .bool(let v): output += (v ? "true" : "false").utf8
+        case .int(let v): JSON.writeDecimal(v, to: &output)
+        case .double: output += serialized.utf8
+        case .string(let v): JSON.writeString(v, to: &output)
+        case .array(let items):
+            output.append(0x5b)
+            for (index, item) in items.enumerated() {
+                if index > 0 { output.append(0x2c) }
+                item.write(to: &output)
+            }
+            output.append(0x5d)
+        case .object(let members):
+            output.append(0x7b)
+            for (index, member) in members.enumerated() {
+                if index > 0 { output.append(0x2c) }
+                JSON.writeString(member.0, to: &output)
+                output.append(0x3a)
+                member.1.write(to: &output)
+            }
+            output.append(0x7d)
+        }
+    }
+
+    /// `value` quoted and escaped as `writeString(_:to:)` writes it into a String.
+    public static func writeString(_ value: String, to output: inout [UInt8]) {
+        guard !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c || $0 == 0x7f || $0 == 0xe2 }) else {
+            var text = ""
+            writeString(value, to: &text)
+            output += text.utf8
+            return
+        }
+        output.append(0x22)
+        output += value.utf8
+        output.append(0x22)
+    }
+
+    /// An integer in decimal, as `String(value)` writes it.
+    public static func writeDecimal(_ value: Int64, to output: inout [UInt8]) {
+        if value < 0 { output.append(0x2d) }
+        let magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        var rest = magnitude
+        repeat {
+            output.append(0x30 + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        } while divisor > 0
+    }
+
     // MARK: Reading
 
     public struct ParseError: Error, CustomStringConvertible {

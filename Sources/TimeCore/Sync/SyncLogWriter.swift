@@ -101,7 +101,7 @@ public final class SyncLogWriter {
     public func accept(_ records: [SyncRecord], lines: [[UInt8]]? = nil, clock stampClock: HybridClock) throws {
         guard let last = records.last else { return }
         unflushed += records
-        let added = lines ?? records.map { Array($0.line.utf8) }
+        let added = lines ?? records.map(\.lineBytes)
         unflushedLines += added
         for line in added { unflushedText += line }
         nextSequence = last.sequence + 1
@@ -121,7 +121,7 @@ public final class SyncLogWriter {
         do {
             unflushed += records
             for record in records {
-                unflushedLines.append(Array(record.line.utf8))
+                unflushedLines.append(record.lineBytes)
                 unflushedText += unflushedLines.last!
             }
             try writePending()

@@ -32,7 +32,8 @@ public struct SyncRecord: Equatable, Sendable {
 
     public var stamp: SyncStamp { SyncStamp(hlc: hlc, device: device, sequence: sequence) }
 
-    private var body: [String: JSON] {
+    /// The record as one JSON object without its checksum (canonical once its keys are sorted).
+    var body: [String: JSON] {
         [
             "dev": .string(device), "seq": .int(sequence),
             "hlc": .array([.int(hlc.time), .int(hlc.counter)]),
@@ -42,12 +43,57 @@ public struct SyncRecord: Equatable, Sendable {
     }
 
     /// The line as written: canonical JSON with its checksum, ended by a newline.
-    public var line: String {
-        // `sum` sorts after every other key, so the line is the canonical body with it added last.
-        var text = JSON.sortedObject(body).serialized
-        let sum = SHA256.hex(text)
-        text.removeLast()   // the closing brace (String's dropLast would walk every character)
-        return text + ",\"sum\":\"" + sum + "\"}\n"
+    public var line: String { String(decoding: lineBytes, as: UTF8.self) }
+
+    /// The line's bytes, written straight in the canonical key order (dev, fields, hlc, id, kind,
+    /// op, seq, then sum, which sorts after them all): every local change writes a few, so no
+    /// dictionary or String is built on the way. A test holds them byte for byte to the sorted `body`.
+    public var lineBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(192)
+        out += #"{"dev":"#.utf8
+        JSON.writeString(device, to: &out)
+        out += #","fields":{"#.utf8
+        for (index, key) in fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            if index > 0 { out.append(0x2c) }
+            JSON.writeString(key, to: &out)
+            out.append(0x3a)
+            SyncRecord.writeCanonical(fields[key]!, to: &out)
+        }
+        out += #"},"hlc":["#.utf8
+        JSON.writeDecimal(hlc.time, to: &out)
+        out.append(0x2c)
+        JSON.writeDecimal(hlc.counter, to: &out)
+        out += #"],"id":"#.utf8
+        JSON.writeString(id, to: &out)
+        out += #","kind":"#.utf8
+        JSON.writeString(kind.rawValue, to: &out)
+        out += #","op":"#.utf8
+        JSON.writeString(operation.rawValue, to: &out)
+        out += #","seq":"#.utf8
+        JSON.writeDecimal(sequence, to: &out)
+        out.append(0x7d)
+        let sum = SHA256.hex(out)
+        out.removeLast()
+        out += #","sum":""#.utf8
+        out += sum.utf8
+        out += "\"}\n".utf8
+        return out
+    }
+
+    /// `value` in canonical form (objects with their keys sorted, all the way down), written.
+    private static func writeCanonical(_ value: JSON, to out: inout [UInt8]) {
+        switch value {
+        case .object: canonical(value).write(to: &out)
+        case .array(let items):
+            out.append(0x5b)
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(0x2c) }
+                writeCanonical(item, to: &out)
+            }
+            out.append(0x5d)
+        default: value.write(to: &out)
+        }
     }
 
     /// Reads one complete line (without its newline) written by the device `folderDevice`.

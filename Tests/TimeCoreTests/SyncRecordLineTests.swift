@@ -1,0 +1,67 @@
+import TimeJSON
+import XCTest
+@testable import TimeCore
+
+/// A record's line is written straight into bytes (SyncRecord.lineBytes). Its checksum covers the
+/// canonical JSON of the record, and other devices (and other implementations, docs/sync.md)
+/// check it against that form: the bytes must be exactly the sorted body, serialized.
+final class SyncRecordLineTests: XCTestCase {
+    func testALineIsTheCanonicalBodyWithItsChecksumByteForByte() throws {
+        var random = SeededRandom(seed: 20261201)
+        for round in 0..<500 {
+            var fields: [String: JSON] = [:]
+            for _ in 0..<Int.random(in: 0...6, using: &random) {
+                fields[randomKey(&random)] = randomValue(&random, depth: 0)
+            }
+            let record = SyncRecord(device: SyncRecord.newID(using: &random), sequence: Int64.random(in: 1...Int64.max, using: &random),
+                                    hlc: HLC(time: Int64.random(in: Int64.min...Int64.max, using: &random), counter: Int64.random(in: 0...9, using: &random)),
+                                    kind: SyncKind.allCases.randomElement(using: &random)!, id: SyncRecord.newID(using: &random),
+                                    operation: [.create, .set, .delete].randomElement(using: &random)!, fields: fields)
+            let canonical = JSON.sortedObject(record.body).serialized
+            let expected = String(canonical.dropLast()) + ",\"sum\":\"" + SHA256.hex(canonical) + "\"}\n"
+            XCTAssertEqual(String(decoding: record.lineBytes, as: UTF8.self), expected, "round \(round)")
+            let decoded = try SyncRecord.decode(record.lineBytes.dropLast(), folderDevice: record.device)
+            XCTAssertEqual(decoded, SyncRecord(device: record.device, sequence: record.sequence, hlc: record.hlc, kind: record.kind,
+                                               id: record.id, operation: record.operation,
+                                               fields: fields.mapValues { SyncRecord.canonical($0) }), "round \(round)")
+        }
+    }
+
+    func testJSONWrittenAsBytesIsTheSerializedText() {
+        var random = SeededRandom(seed: 7)
+        for round in 0..<2000 {
+            let value = randomValue(&random, depth: 0)
+            var bytes: [UInt8] = []
+            value.write(to: &bytes)
+            XCTAssertEqual(bytes, Array(value.serialized.utf8), "round \(round): \(value.serialized)")
+        }
+        for number in [Int64.min, Int64.min + 1, -10, -9, -1, 0, 1, 9, 10, 99, 100, 1_000_000_007, Int64.max - 1, Int64.max] {
+            var bytes: [UInt8] = []
+            JSON.writeDecimal(number, to: &bytes)
+            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), String(number))
+        }
+    }
+
+    private func randomKey(_ random: inout SeededRandom) -> String {
+        ["name", "start", "end", "segments", "note", "Zebra", "zebra", "é", "a\"b", "", "origin", "\u{2028}"].randomElement(using: &random)!
+    }
+
+    private func randomText(_ random: inout SeededRandom) -> String {
+        let pieces = ["plain", "", " ", "\"", "\\", "\n", "\t", "\r", "\u{01}", "\u{7f}", "é", "日本", "🕰", "\u{2028}", "\u{2029}", "–", "/"]
+        return (0..<Int.random(in: 0...5, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+    }
+
+    private func randomValue(_ random: inout SeededRandom, depth: Int) -> JSON {
+        switch Int.random(in: 0..<(depth < 3 ? 8 : 5), using: &random) {
+        case 0: return .null
+        case 1: return .bool(Bool.random(using: &random))
+        case 2: return .int(Int64.random(in: Int64.min...Int64.max, using: &random) >> Int64.random(in: 0...63, using: &random))
+        case 3: return .string(randomText(&random))
+        case 4: return .int(Int64.random(in: -20...20, using: &random))
+        case 5, 6: return .array((0..<Int.random(in: 0...4, using: &random)).map { _ in randomValue(&random, depth: depth + 1) })
+        default:
+            // Keys out of order on purpose: the line must sort them.
+            return .object((0..<Int.random(in: 0...4, using: &random)).map { _ in (randomKey(&random), randomValue(&random, depth: depth + 1)) })
+        }
+    }
+}
