@@ -66,6 +66,25 @@ final class SyncOutboxTests: XCTestCase {
         XCTAssertEqual(engine.unflushedRecords, 0)
     }
 
+    /// After a change through the gate, publishing skips reading `sync_dirty` (nothing was
+    /// written since); a write that bypassed the gate is still found and published.
+    func testPublishingAfterTheGateFindsWritesThatBypassedIt() throws {
+        let device = SyncRecord.newID()
+        let (home, engine) = try open(device)
+        try home.tracker.createProject(name: "Client A", color: "", category: "")
+        try engine.publish(wallMilliseconds: wall)
+        let before = published(device).count
+        try engine.publish(wallMilliseconds: wall)
+        XCTAssertEqual(published(device).count, before, "nothing new to publish")
+        // Not through the tracker: no gate stamped it.
+        try home.tracker.store.database.execute("UPDATE projects SET color = '#112233' WHERE name = 'Client A'")
+        try engine.publish(wallMilliseconds: wall)
+        var reader = SyncLogReader(layout: SyncLayout(folder: folder))
+        let last = try XCTUnwrap(reader.readNew(device: device).records.last)
+        XCTAssertEqual(last.fields["color"], .string("#112233"))
+        XCTAssertEqual(published(device).count, before + 1)
+    }
+
     func testAPowerCutTakesTheLogsUnflushedTailAndStartUpPutsItBackExactlyOnce() throws {
         let device = SyncRecord.newID()
         var (home, engine): (DataHome?, SyncEngine?) = try open(device)

@@ -113,6 +113,9 @@ public final class SQLiteDatabase {
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var changes: Int32 { sqlite3_changes(handle) }
+    /// Rows inserted, updated or deleted through this connection since it opened, by triggers
+    /// too: when it has not moved, nothing was written.
+    public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 
     public func integerPragma(_ name: String) throws -> Int64 {
         try queryFirst("PRAGMA \(name)") { $0.int(0) } ?? 0

@@ -124,10 +124,17 @@ public final class SyncEngine {
     /// records the store's triggers noted (`sync_dirty`), or with `full` every record (when
     /// sync starts). The cost follows what changed, not the history.
     public func publish(wallMilliseconds: Int64, full: Bool = false) throws {
+        // After a change through the gate, which emptied `sync_dirty` last thing in its
+        // transaction, nothing is left to read unless something was written since.
+        if !full, let emptied = dirtyEmptiedAt, emptied == tracker.store.database.totalChanges { return }
         guard let drafts = try localDrafts(full: full) else { return }
         try append(drafts, wallMilliseconds: wallMilliseconds)
         try tracker.store.database.execute("DELETE FROM sync_dirty")
     }
+
+    /// The connection's count of written rows just after the gate emptied `sync_dirty` in a change
+    /// that was then committed; nil when not known to be empty.
+    private var dirtyEmptiedAt: Int64?
 
     /// What differs between the store and the merged state, as drafts of this device's records;
     /// nil when nothing was noted (and `full` is false).
@@ -234,20 +241,28 @@ public final class SyncEngine {
         guard let drafts = try localDrafts(full: false) else { return }
         if !drafts.isEmpty {
             staged = writer.stamp(drafts, wallMilliseconds: tracker.clock.now() * 1000)
-            stagedLines = staged!.records.map { Array($0.line.utf8) }
+            stagedLines = staged!.records.map(\.lineBytes)
         }
         try tracker.store.database.execute("DELETE FROM sync_dirty")
+        stagedEmptiedAt = tracker.store.database.totalChanges
     }
+
+    /// `totalChanges` right after the change under way emptied `sync_dirty`.
+    private var stagedEmptiedAt: Int64?
 
     /// The keeper's slot attachment: every record not yet flushed in the log, the staged ones too.
     func outboxAttachment() -> [UInt8] {
         carried = true
-        return SyncOutbox.encode(folder: layout.root, device: device, lines: stagedLines.reduce(into: writer.unflushedText) { $0 += $1 })
+        return SyncOutbox.encode(head: outboxHead, lines: [writer.unflushedText] + stagedLines)
     }
 
-    func dropStaged() { staged = nil; stagedLines = []; carried = false }
+    private lazy var outboxHead = SyncOutbox.head(folder: layout.root, device: device)
+
+    func dropStaged() { staged = nil; stagedLines = []; carried = false; stagedEmptiedAt = nil; dirtyEmptiedAt = nil }
 
     func commitStaged() {
+        dirtyEmptiedAt = stagedEmptiedAt
+        stagedEmptiedAt = nil
         guard let (records, clock) = staged else { return }
         staged = nil
         replica.apply(records)

@@ -4,9 +4,22 @@
 /// each, exactly as in the log (each with its own checksum).
 enum SyncOutbox {
     static func encode(folder: String, device: String, lines: [UInt8]) -> [UInt8] {
-        guard !lines.isEmpty else { return [] }
-        let head = JSON.sortedObject(["outbox": .int(1), "folder": .string(folder), "device": .string(device)]).serialized + "\n"
-        return Array(head.utf8) + lines
+        encode(head: head(folder: folder, device: device), lines: [lines])
+    }
+
+    /// The first line, naming the folder and device (the same for every change while sync runs).
+    static func head(folder: String, device: String) -> [UInt8] {
+        Array((JSON.sortedObject(["outbox": .int(1), "folder": .string(folder), "device": .string(device)]).serialized + "\n").utf8)
+    }
+
+    /// The head, then the record lines of every part, one after the other; nothing without lines.
+    static func encode(head: [UInt8], lines parts: [[UInt8]]) -> [UInt8] {
+        let count = parts.reduce(0) { $0 + $1.count }
+        guard count > 0 else { return [] }
+        var bytes = head
+        bytes.reserveCapacity(head.count + count)
+        for part in parts { bytes += part }
+        return bytes
     }
 
     /// The records of an attachment that belong to `folder` and `device`, up to the first that
