@@ -29,14 +29,28 @@ func measureSync(size: Int, options: Options, log: (String) -> Void) throws -> [
     // The same change on both stores, one after the other, so that whatever else the machine does
     // weighs on both alike. The log is flushed every `outboxLimit` records and once after the
     // last change (the agent's timer): the last sample pays that flush, so that the mean and the
-    // flush count hold every one.
+    // flush count hold every one. 400 samples, so that the log's flush (one change in 8) is
+    // well inside what the trimmed mean keeps.
     func toggle(_ tracker: Tracker) throws {
         if try tracker.status().state == .running { try tracker.pause() } else { try tracker.resume() }
     }
     var off: [Double] = [], on: [Double] = []
     var offFlushes = 0, onFlushes = 0
     let flushesBefore = engine.logFlushes
-    for index in 0..<100 {
+    let samples = 400
+    var changes = 0  // on the sync store, the untimed ones too (for the log's flushes per change)
+    for index in 0..<samples {
+        // A session of a working day has a few segments, not hundreds: every 100 changes the
+        // timer starts a new one on both stores (untimed).
+        if index > 0 && index % 100 == 0 {
+            for tracker in [plain.tracker, home.tracker] {
+                try tracker.stop()
+                try tracker.startProject("Bench A")
+            }
+            try engine.publish(wallMilliseconds: Int64(time(nil)) * 1000)
+            changes += 2
+        }
+        changes += 1
         var before = flushCount()
         var start = monotonic()
         try toggle(plain.tracker)
@@ -46,20 +60,21 @@ func measureSync(size: Int, options: Options, log: (String) -> Void) throws -> [
         start = monotonic()
         try toggle(home.tracker)
         try engine.publish(wallMilliseconds: Int64(time(nil)) * 1000)
-        if index == 99 { try engine.flushLog() }
+        if index == samples - 1 { try engine.flushLog() }
         on.append((monotonic() - start) * 1000)
         onFlushes += (flushCount() ?? 0) - (before ?? 0)
     }
     add("core: durable change, sync off", "ms", off)
     add("core: durable change, sync on (change + publish)", "ms", on)
-    let mean = { (samples: [Double]) in samples.reduce(0, +) / Double(max(1, samples.count)) }
-    add("core: durable change, sync off, mean", "ms", [mean(off)])
-    add("core: durable change, sync on, mean (with the log's batch flushes)", "ms", [mean(on)])
-    add("sync: log flushes per local change", "", [Double(engine.logFlushes - flushesBefore) / 100])
+    // The mean holds the log's batch flushes, which the median does not see; the slowest 1% of
+    // each (the machine's own stalls, tens of milliseconds on this shared machine) is left out.
+    add("core: durable change, sync off, mean of the fastest 99%", "ms", [trimmedMean(off)])
+    add("core: durable change, sync on, mean of the fastest 99% (with the log's batch flushes)", "ms", [trimmedMean(on)])
+    add("sync: log flushes per local change", "", [Double(engine.logFlushes - flushesBefore) / Double(changes)])
     if flushCount() != nil {
-        add("flushes per change: durable change, sync off", "", [Double(offFlushes) / 100])
+        add("flushes per change: durable change, sync off", "", [Double(offFlushes) / Double(samples)])
         // Not under "flushes per change" (whose goal is one): with sync the log's batch flushes count too.
-        add("sync: flushes per local change (slot and log)", "", [Double(onFlushes) / 100])
+        add("sync: flushes per local change (slot and log)", "", [Double(onFlushes) / Double(samples)])
     }
     try plain.tracker.stop()
 
@@ -98,9 +113,15 @@ func measureSyncWakeUps(agent: Agent, client: BusConnection, work: String, windo
     _ = try call(client, "DisableSync")
 }
 
+/// The mean of all but the slowest 1% of the samples.
+func trimmedMean(_ samples: [Double]) -> Double {
+    let kept = samples.sorted().prefix(max(1, samples.count * 99 / 100))
+    return kept.reduce(0, +) / Double(kept.count)
+}
+
 /// A local change with sync on costs at most 1.2× the same change with sync off.
 func syncChangeVerdict(_ row: Row, in rows: [Row]) -> String {
-    let base = row.metric.hasSuffix("(change + publish)") ? "core: durable change, sync off" : "core: durable change, sync off, mean"
+    let base = row.metric.hasSuffix("(change + publish)") ? "core: durable change, sync off" : "core: durable change, sync off, mean of the fastest 99%"
     guard let off = rows.first(where: { $0.size == row.size && $0.metric == base })?.summary.median, off > 0 else { return "" }
     let ratio = row.summary.median / off
     return ratio <= 1.2 ? "ok (\(format(ratio))× of sync off, goal ≤ 1.2×)" : "MISSED (\(format(ratio))× of sync off, goal ≤ 1.2×)"

@@ -46,7 +46,7 @@ func parseOptions() -> Options {
             exit(runCrashWorkload(folder: folder, acks: acks, changes: Int(arguments.popFirst() ?? "") ?? 20))
         case "--help", "-h":
             print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--changes-only]")
-            print("       time-bench --profile-kind DATA-DIR METRIC N | --profile-sync DATA-DIR SYNC-DIR N   (for a profiler)")
+            print("       time-bench --profile-kind DATA-DIR METRIC N | --profile-sync DATA-DIR SYNC-DIR|- N   (for a profiler; - is sync off)")
             exit(0)
         default:
             printError("unknown option \(argument) (see --help)")
@@ -104,7 +104,7 @@ func verdict(_ row: Row, in rows: [Row]) -> String {
         let base = rows.first { $0.size == 1000 && $0.metric == name }?.summary.median
         let flat = base.map { median <= 1.2 * $0 ? "flat (\(format(median / $0))× of 1,000)" : "NOT FLAT (\(format(median / $0))× of 1,000)" } ?? ""
         return atMost(1) + (flat.isEmpty ? "" : ", " + flat)
-    case "core: durable change, sync on (change + publish)", "core: durable change, sync on, mean (with the log's batch flushes)":
+    case "core: durable change, sync on (change + publish)", "core: durable change, sync on, mean of the fastest 99% (with the log's batch flushes)":
         return syncChangeVerdict(row, in: rows)
     case let name where name.hasPrefix("flushes per change"):
         // SQLite's own checkpoint (every 1,000 pages) and the batch flush of chunks (SnapshotKeeper+Chunks) add one now and then.
