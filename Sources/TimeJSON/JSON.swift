@@ -200,15 +200,21 @@ public indirect enum JSON: Equatable, Sendable {
         func error(_ reason: String) -> ParseError { ParseError(offset: offset, reason: reason) }
 
         mutating func skipSpace() {
-            while offset < bytes.count, [0x20, 0x0a, 0x0d, 0x09].contains(bytes[offset]) { offset += 1 }
+            while offset < bytes.count {
+                switch bytes[offset] {
+                case 0x20, 0x0a, 0x0d, 0x09: offset += 1
+                default: return
+                }
+            }
         }
 
-        mutating func expect(_ literal: String, _ value: JSON) throws -> JSON {
-            let expected = Array(literal.utf8)
-            guard offset + expected.count <= bytes.count, Array(bytes[offset..<offset + expected.count]) == expected else {
+        mutating func expect(_ literal: StaticString, _ value: JSON) throws -> JSON {
+            let count = literal.utf8CodeUnitCount
+            guard offset + count <= bytes.count,
+                  literal.withUTF8Buffer({ expected in expected.elementsEqual(bytes[offset..<offset + count]) }) else {
                 throw error("expected \(literal)")
             }
-            offset += expected.count
+            offset += count
             return value
         }
 
@@ -258,13 +264,22 @@ public indirect enum JSON: Equatable, Sendable {
             }
         }
 
+        /// Digits read straight into the value (negatives counted down, so that Int64.min fits).
         mutating func integer() throws -> Int64 {
-            let begin = offset
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
-            while offset < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[offset]) { offset += 1 }
-            guard offset > begin, let text = String(validating: bytes[begin..<offset], as: UTF8.self), let value = Int64(text) else {
-                throw error("expected a value (only whole numbers are used)")
+            let negative = offset < bytes.count && bytes[offset] == UInt8(ascii: "-")
+            if negative { offset += 1 }
+            let digits = offset
+            var value: Int64 = 0
+            var overflow = false
+            while offset < bytes.count, bytes[offset] >= UInt8(ascii: "0"), bytes[offset] <= UInt8(ascii: "9") {
+                let digit = Int64(bytes[offset] - UInt8(ascii: "0"))
+                let (scaled, scaleOverflow) = value.multipliedReportingOverflow(by: 10)
+                let (next, digitOverflow) = negative ? scaled.subtractingReportingOverflow(digit) : scaled.addingReportingOverflow(digit)
+                overflow = overflow || scaleOverflow || digitOverflow
+                value = next
+                offset += 1
             }
+            guard offset > digits, !overflow else { throw error("expected a value (only whole numbers are used)") }
             return value
         }
 
@@ -278,6 +293,19 @@ public indirect enum JSON: Equatable, Sendable {
 
         mutating func string() throws -> String {
             offset += 1
+            // Most strings have no escape: taken whole.
+            let start = offset
+            while offset < bytes.count {
+                let byte = bytes[offset]
+                if byte == UInt8(ascii: "\"") {
+                    guard let whole = String(validating: bytes[start..<offset], as: UTF8.self) else { throw error("invalid UTF-8") }
+                    offset += 1
+                    return whole
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                offset += 1
+            }
+            offset = start
             var scalars = String.UnicodeScalarView()
             var runStart = offset
             func flush(_ parser: Parser, _ end: Int) throws {

@@ -24,6 +24,16 @@ final class SyncRecordLineTests: XCTestCase {
             XCTAssertEqual(decoded, SyncRecord(device: record.device, sequence: record.sequence, hlc: record.hlc, kind: record.kind,
                                                id: record.id, operation: record.operation,
                                                fields: fields.mapValues { SyncRecord.canonical($0) }), "round \(round)")
+            // Another writer's layout (keys in another order, spaces) is the same record: the sum covers the canonical form.
+            guard case .object(let members) = try JSON.parse(Array(record.lineBytes.dropLast())) else { return XCTFail() }
+            let other = Array(JSON.object(members.reversed()).serialized(.spaced).utf8)
+            XCTAssertEqual(try SyncRecord.decode(other[...], folderDevice: record.device), decoded, "round \(round)")
+            var damaged = other
+            damaged[damaged.count / 2] = damaged[damaged.count / 2] == 0x20 ? 0x09 : 0x20
+            // A byte changed outside the layout (inside a string or a number) no longer matches its sum.
+            if let changed = try? JSON.parse(damaged), changed != (try JSON.parse(other)) {
+                XCTAssertThrowsError(try SyncRecord.decode(damaged[...], folderDevice: record.device), "round \(round)")
+            }
         }
     }
 
@@ -40,6 +50,28 @@ final class SyncRecordLineTests: XCTestCase {
             JSON.writeDecimal(number, to: &bytes)
             XCTAssertEqual(String(decoding: bytes, as: UTF8.self), String(number))
         }
+    }
+
+    /// The parser reads back whatever the writers write, in either layout, and refuses what is
+    /// not JSON (or not the whole numbers Time uses) with an error, never a wrong value.
+    func testTheParserReadsBackWhatIsWrittenAndRefusesTheRest() throws {
+        var random = SeededRandom(seed: 11)
+        for round in 0..<2000 {
+            let value = randomValue(&random, depth: 0)
+            XCTAssertEqual(try JSON.parse(value.serialized), value, "round \(round)")
+            XCTAssertEqual(try JSON.parse(value.serialized(.spaced)), value, "round \(round)")
+        }
+        let read: [(String, JSON)] = [
+            ("-9223372036854775808", .int(.min)), ("9223372036854775807", .int(.max)), ("-0", .int(0)), ("007", .int(7)),
+            (#""\u00e9\n\t\"\\\/""#, .string("é\n\t\"\\/")), (#""\ud83d\udd70""#, .string("🕰")), (" [ true , false , null ] ", .array([.bool(true), .bool(false), .null])),
+            (#"{"a":1,"a":2}"#, .object([("a", .int(1)), ("a", .int(2))])), (#""日本""#, .string("日本")),
+        ]
+        for (text, expected) in read { XCTAssertEqual(try JSON.parse(text), expected, text) }
+        let refused = ["", "-", "9223372036854775808", "-9223372036854775809", "1.5", "1e3", "nul", "tru", "[1,]", "{\"a\"}",
+                       "\"open", "\"a\u{01}b\"", "\"\\x\"", "\"\\u12\"", "[1] 2", "{\"a\":1,}"]
+        for text in refused { XCTAssertThrowsError(try JSON.parse(text), text) }
+        XCTAssertThrowsError(try JSON.parse([0x22, 0xff, 0xfe, 0x22]), "invalid UTF-8")
+        XCTAssertThrowsError(try JSON.parse([0x22, 0x5c, 0x6e, 0xff, 0x22]), "invalid UTF-8 after an escape")
     }
 
     private func randomKey(_ random: inout SeededRandom) -> String {

@@ -81,10 +81,28 @@ public struct SyncRecord: Equatable, Sendable {
         return out
     }
 
+    /// The canonical JSON of an object with these members, as bytes (what a checksum covers).
+    static func canonicalBytes(of members: [String: JSON]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        writeCanonical(.object(members.map { ($0.key, $0.value) }), to: &out)
+        return out
+    }
+
     /// `value` in canonical form (objects with their keys sorted, all the way down), written.
     private static func writeCanonical(_ value: JSON, to out: inout [UInt8]) {
         switch value {
-        case .object: canonical(value).write(to: &out)
+        case .object(let members):
+            var table: [String: JSON] = [:]
+            for (key, member) in members { table[key] = member }  // the last of a key twice, as `canonical` keeps
+            out.append(0x7b)
+            for (index, key) in table.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                if index > 0 { out.append(0x2c) }
+                JSON.writeString(key, to: &out)
+                out.append(0x3a)
+                writeCanonical(table[key]!, to: &out)
+            }
+            out.append(0x7d)
         case .array(let items):
             out.append(0x5b)
             for (index, item) in items.enumerated() {
@@ -106,7 +124,7 @@ public struct SyncRecord: Equatable, Sendable {
             guard table.updateValue(member, forKey: key) == nil else { throw SyncRecordError("key \(key) twice") }
         }
         guard let sum = table.removeValue(forKey: "sum")?.stringValue else { throw SyncRecordError("no checksum") }
-        guard SHA256.hex(canonical(.object(table.map { ($0.key, $0.value) })).serialized) == sum else {
+        guard SHA256.hex(canonicalBytes(of: table)) == sum else {
             throw SyncRecordError("checksum does not match")
         }
         guard let device = table["dev"]?.stringValue, device == folderDevice else {
