@@ -624,7 +624,7 @@ final class DataSafetyTests: XCTestCase {
     func testANewerStoreIsLeftAloneAndEditingIsLocked() throws {
         do { try populate(open().tracker) }
         let database = try SQLiteDatabase(path: folder.store, mode: .readWrite)
-        try database.execute("PRAGMA user_version = 9; PRAGMA wal_checkpoint(TRUNCATE);")
+        try database.execute("PRAGMA user_version = \(Schema.currentVersion + 1); PRAGMA wal_checkpoint(TRUNCATE);")
         let bytes = try Files.read(folder.store)
         let home = try open()
         XCTAssertEqual(home.status.state, .readOnly)

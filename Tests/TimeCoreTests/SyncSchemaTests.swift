@@ -28,7 +28,7 @@ final class SyncSchemaTests: XCTestCase {
             XCTAssertEqual(try database.integerPragma("user_version"), 7)
         }
         let tracker = try Tracker(store: Store(path: path, create: false), clock: TestClock(5000))
-        XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), 8)
+        XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
         let ids = tracker.categories().map(\.globalID) + tracker.projects().map(\.globalID)
             + (try tracker.store.allSessions()).map(\.globalID)
         XCTAssertEqual(ids.count, 5)
@@ -39,7 +39,7 @@ final class SyncSchemaTests: XCTestCase {
         try tracker.createProject(name: "Reading", color: "", category: "")
         XCTAssertTrue(isGlobalID(try XCTUnwrap(tracker.projects().last).globalID))
         let tables = try tracker.store.database.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'sync_%' ORDER BY name") { $0.string(0) }
-        XCTAssertEqual(tables, ["sync_dirty"])
+        XCTAssertEqual(tables, ["sync_devices", "sync_dirty", "sync_entities"])
         XCTAssertTrue(SyncStore.tables.isSubset(of: UndoHistory.untrackedTables))
     }
 

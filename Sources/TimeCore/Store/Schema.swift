@@ -8,8 +8,9 @@
 /// v6: import keys on sessions (what makes a re-import add nothing) and a random id of this data.
 /// v7: the undo history (`undo_steps`): the newest changes, each a sentence and a changeset.
 /// v8: global ids of categories, projects and sessions, and what sync has still to publish (SyncStore.swift).
+/// v9: the merged state of the sync folder's records (SyncReplicaStore.swift), so that a start reads only what is new.
 enum Schema {
-    static let currentVersion: Int64 = 8
+    static let currentVersion: Int64 = 9
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -65,6 +66,7 @@ enum Schema {
             """),
         Migration(version: 7, name: "undo history", sql: UndoHistory.schema),
         Migration(version: 8, name: "global ids", sql: SyncStore.schema),
+        Migration(version: 9, name: "sync merged state", sql: SyncReplicaStore.schema),
     ]
 
     enum Status: Equatable {

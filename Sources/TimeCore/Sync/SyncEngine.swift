@@ -12,37 +12,63 @@ public final class SyncEngine {
     /// Complete lines that could not be read, as of the last merge.
     public private(set) var problems: [SyncReadProblem] = []
 
-    /// Opens the folder and rebuilds the merged state from every device's files (this device's
-    /// included), publishes what the store holds that the folder does not, then merges.
+    /// Opens the folder and takes the merged state the store kept when it is this folder's and
+    /// every saved position still names the same line in the files (docs/sync.md, "Start-up"):
+    /// then only what was appended since is read. Otherwise the merged state is rebuilt from
+    /// every device's files. Publishes what the store holds that the folder does not, then merges.
     public init(tracker: Tracker, folder: String, device: String, deviceName: String, wallMilliseconds: Int64) throws {
         self.tracker = tracker
         layout = SyncLayout(folder: folder)
         self.device = device
-        writer = try SyncLogWriter(layout: layout, device: device)
+        let backing = SyncReplicaStore(database: tracker.store.database)
+        let positions = SyncPositions.load(tracker.store, root: layout.root)
+        let held = positions?.held(in: layout) ?? [:]
+        let kept = try backing.root() == layout.root ? positions.flatMap { saved in
+            saved.devices[device] != nil && saved.devices.allSatisfy { $0.value.offset == 0 || held[$0.key] != nil } ? saved : nil
+        } : nil
+        writer = try SyncLogWriter(layout: layout, device: device, from: kept?.devices[device])
         if try tracker.store.meta("sync_folder") != folder {  // the store's triggers note changes while this is set
             try tracker.change(recordingStep: false) { try tracker.store.setMeta("sync_folder", folder) }
         }
         // What a power cut took from the log's unflushed tail is put back from the outbox first.
         let keeper = SyncGate.keeper(of: tracker.recorder)
         reappended = try writer.reappend(SyncOutbox.decode(keeper?.slotAttachment?() ?? [], folder: layout.root, device: device))
-        reader = SyncLogReader(layout: layout)
+        if let kept {
+            replica = try SyncReplica(loadingFrom: backing)
+            reader = SyncLogReader(layout: layout, cursors: kept.devices)
+            mergedCursors = kept.devices.filter { $0.key != device }
+        } else {
+            let root = layout.root
+            try SyncEngine.outsideTheGate(tracker.store) { try backing.reset(root: root) }
+            replica = SyncReplica(emptyWith: backing)
+            reader = SyncLogReader(layout: layout)
+        }
         let own = reader.readNew(device: device).records
         replica.apply(own)
+        readAtStart = own.count
+        if let newest = replica.newest { writer.observe(newest) }
         if replica.entity(.device, device)?["name"]?.stringValue != deviceName {
             try append([SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device) == nil ? .create : .set,
                                   fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
         }
-        // What the store already holds of the other devices' records (its saved positions match
-        // the files) joins the merged state first, so that comparing the store with it finds this
-        // device's own changes only, never another device's newer edit that is not merged yet;
-        // those records are not written into the store again. The rest waits for the first merge.
-        let held = SyncPositions.load(tracker.store, root: layout.root)?.held(in: layout) ?? [:]
-        if !held.isEmpty {
+        if kept != nil {
+            // The store holds every record of the merged state it kept: what follows is new.
+            alreadyHeld = replica.recordCount - replica.appliedCount(of: device)
+            waiting = reader.readNew(except: device).records
+            readAtStart += waiting.count
+        } else if !held.isEmpty {
+            // What the store already holds of the other devices' records (its saved positions
+            // match the files) joins the merged state first, so that comparing the store with it
+            // finds this device's own changes only, never another device's newer edit that is
+            // not merged yet; those records are not written into the store again. The rest waits
+            // for the first merge.
             let foreign = reader.readNew(except: device).records
+            readAtStart += foreign.count
             let known = foreign.filter { $0.sequence < (held[$0.device] ?? 1) }
             replica.apply(known)
             alreadyHeld = known.count
             waiting = foreign.filter { $0.sequence >= (held[$0.device] ?? 1) }
+            mergedCursors = reader.cursors.filter { $0.key != device && held[$0.key] != nil }
         }
         // Everything is compared with the store when sync is enabled (changes made while it was
         // off were not noted); when it resumes after a restart, what the store noted is enough.
@@ -58,6 +84,7 @@ public final class SyncEngine {
         tracker.recorder = gate
         keeper?.slotAttachment = { [weak self] in self?.outboxAttachment() ?? [] }
         try merge(wallMilliseconds: wallMilliseconds)
+        try saveMergedState()
     }
 
     /// Records a start-up put back into the log from the outbox (a power cut had taken them).
@@ -68,6 +95,8 @@ public final class SyncEngine {
     private var waiting: [SyncRecord] = []
     /// Records of other devices the store already held at start (they were not written again).
     public private(set) var alreadyHeld = 0
+    /// Records read from the folder's files at start (before the first merge reads the rest).
+    public private(set) var readAtStart = 0
 
     /// Every device seen: id, name, time (Unix seconds) of its newest change.
     public var devices: [(id: String, name: String, newest: Int64)] {
@@ -84,7 +113,7 @@ public final class SyncEngine {
 
     /// Open sessions of other devices, as the folder has them (not in the store, whose timer is this device's).
     public var openSessionsElsewhere: [SyncEntity] {
-        replica.live(.session).filter { $0["end"]?.isNull == true && $0["origin"]?.stringValue != device }
+        replica.openSessions.filter { $0["origin"]?.stringValue != device }
     }
 
     private func append(_ drafts: [SyncDraft], wallMilliseconds: Int64) throws {
@@ -100,7 +129,10 @@ public final class SyncEngine {
     public var logFlushedThrough: (file: Int, size: Int64) { writer.flushedThrough }
 
     /// Makes the log durable (idle, shutdown, or every `outboxLimit` records).
-    public func flushLog() throws { try writer.flush() }
+    public func flushLog() throws {
+        try writer.flush()
+        try saveMergedState()
+    }
 
     /// Stops publishing in the gate: the log is flushed and the tracker's recorder is the keeper
     /// again. Throws when the flush fails (the slot still carries the outbox).
@@ -110,6 +142,7 @@ public final class SyncEngine {
         do {
             try writer.flush()
             keeper?.slotAttachment = nil
+            try saveMergedState()
         } catch {
             // The outbox stays with the slots (as at start) until a start puts it in the log.
             let outbox = SyncOutbox.encode(folder: layout.root, device: device, lines: writer.unflushedText)
@@ -300,11 +333,52 @@ public final class SyncEngine {
             let waiting = try store.database.queryFirst("SELECT count(*) FROM sync_dirty") { $0.int(0) } ?? 0
             try SyncMaterializer(store: store, replica: replica, device: device).apply(changed)
             if waiting == 0 { try store.database.execute("DELETE FROM sync_dirty") }
-            try SyncPositions(root: layout.root, devices: reader.cursors.filter { $0.key != device }).save(store)
+            try writeMergedState(foreign: reader.cursors.filter { $0.key != device })
         }
         unmaterialized = []
+        mergedCursors = reader.cursors.filter { $0.key != device }
+        replica.didSave()
         try tracker.reload()
         return records.count
+    }
+
+    // MARK: The merged state kept in the store
+
+    /// Where the store holds every other device's records through, as of the last merge committed.
+    private var mergedCursors: [String: SyncCursor] = [:]
+
+    /// Writes the merged state and the positions it stands for (inside the caller's transaction):
+    /// the other devices' as given, this device's as flushed in its log.
+    private func writeMergedState(foreign: [String: SyncCursor]) throws {
+        var devices = foreign
+        devices[device] = writer.flushedCursor
+        if let backing = replica.backing { try replica.write(to: backing) }
+        try SyncPositions(root: layout.root, devices: devices).save(tracker.store)
+    }
+
+    /// Keeps the merged state in the store between merges (after this device's changes), outside
+    /// the change gate: it is derived from the folder, in no snapshot and no undo step. Not while
+    /// records of other devices wait to be written into the store: the kept state must never hold
+    /// one the store does not.
+    func saveMergedState() throws {
+        guard unmaterialized.isEmpty, waiting.isEmpty else { return }
+        var positions = mergedCursors
+        positions[device] = writer.flushedCursor
+        guard replica.hasUnsaved || SyncPositions.load(tracker.store, root: layout.root)?.devices != positions else { return }
+        try SyncEngine.outsideTheGate(tracker.store) { try writeMergedState(foreign: mergedCursors) }
+        replica.didSave()
+    }
+
+    /// A transaction of its own for sync's derived tables (never user data).
+    static func outsideTheGate(_ store: Store, _ body: () throws -> Void) throws {
+        try store.begin()
+        do {
+            try body()
+            try store.commit()
+        } catch {
+            store.rollback()
+            throw error
+        }
     }
 
     /// Entities merged but not yet written to the store (a refused change is tried again).

@@ -49,7 +49,10 @@ public final class SyncLogWriter {
     /// Opens (or starts) the device's folder. A torn or unreadable end of the newest file, left by
     /// a crash or a power cut before it was flushed, is cut off so that the file stays readable by
     /// every other device (what was acknowledged is still in the outbox: see `reappend`).
-    public init(layout: SyncLayout, device: String, rotationBytes: Int64 = 4 << 20) throws {
+    ///
+    /// With `start` (where the store's merged state says the log was flushed through, and the
+    /// line there checked) only what comes after it is read, not the whole log.
+    public init(layout: SyncLayout, device: String, rotationBytes: Int64 = 4 << 20, from start: SyncCursor? = nil) throws {
         self.layout = layout; self.device = device; self.rotationBytes = rotationBytes
         try Files.makePrivateDirectory(layout.deviceFolder(device))
         let identity = layout.deviceFolder(device) + "/device.json"
@@ -62,10 +65,11 @@ public final class SyncLogWriter {
         clock = HybridClock()
         nextSequence = 1
         fileSize = 0
-        var cursor = SyncCursor()
-        for number in numbers {  // only at start: learns the last sequence number and clock reading
+        let start = start.flatMap { numbers.contains($0.fileNumber) ? $0 : nil }  // a file it names that is gone: all of it
+        var cursor = start ?? SyncCursor()
+        for number in numbers where number >= cursor.fileNumber {  // only at start: learns the last sequence number and clock reading
             let path = folder + "/" + SyncLayout.changeFileName(number)
-            cursor.fileNumber = number; cursor.offset = 0
+            if number > cursor.fileNumber || start == nil { cursor.fileNumber = number; cursor.offset = 0 }
             let (records, _, _) = SyncLogReader.read(path: path, device: device, cursor: &cursor)
             if let last = records.last { clock.observe(last.hlc) }
             if number == fileNumber {
@@ -78,7 +82,16 @@ public final class SyncLogWriter {
         nextSequence = cursor.nextSequence
         writtenThrough = nextSequence - 1
         flushedThrough = (fileNumber, fileSize)
+        if cursor.fileNumber != fileNumber { cursor.fileNumber = fileNumber; cursor.offset = 0 }
+        flushedCursor = cursor
+        lastWrittenSum = cursor.lastSum
     }
+
+    /// Where a reader of this log can start after every flushed record (what the store's
+    /// positions keep for this device): file, offset, next sequence number, and the line's sum.
+    public private(set) var flushedCursor = SyncCursor()
+    /// The `sum` of the last line written.
+    private var lastWrittenSum = ""
 
     /// Lets merged records move the clock on, so that the next local change comes after them.
     public func observe(_ reading: HLC) { clock.observe(reading) }
@@ -161,6 +174,10 @@ public final class SyncLogWriter {
         newFile = false
         flushes += 1
         flushedThrough = (fileNumber, fileSize)
+        flushedCursor.fileNumber = fileNumber
+        flushedCursor.offset = fileSize
+        flushedCursor.nextSequence = writtenThrough + 1
+        flushedCursor.lastSum = lastWrittenSum
     }
 
     /// Puts back the records of the outbox that a power cut took from the log: those from the
@@ -221,6 +238,7 @@ public final class SyncLogWriter {
             }
             fileSize += Int64(bytes.count)
             writtenThrough = records[index - 1].sequence
+            lastWrittenSum = SyncCursor.sum(ofLine: lines[index - 1].dropLast())
         }
     }
 

@@ -11,6 +11,14 @@ public struct SyncEntity: Equatable, Sendable {
 
     init(kind: SyncKind, id: String) { self.kind = kind; self.id = id }
 
+    /// An entity as the store kept it (SyncReplicaStore).
+    init(kind: SyncKind, id: String, fields: [String: (value: JSON, stamp: SyncStamp)], created: SyncStamp?, deleted: SyncStamp?) {
+        self.kind = kind; self.id = id; self.fields = fields; self.created = created; self.deleted = deleted
+    }
+
+    /// A session that is live and has no end: a running or paused timer (this device's or another's).
+    var isOpenSession: Bool { kind == .session && isLive && self["end"]?.isNull == true }
+
     public var isLive: Bool { created != nil && deleted == nil }
 
     public subscript(field: String) -> JSON? { fields[field]?.value }
@@ -41,18 +49,85 @@ public struct SyncEntity: Equatable, Sendable {
     }
 }
 
+/// The sequence numbers of one device's records applied so far: all below `through`, and the
+/// few above it that arrived out of order (a device's files are read in order, so normally none).
+struct AppliedSequences: Equatable {
+    var through: Int64 = 1
+    var extra: Set<Int64> = []
+
+    func contains(_ sequence: Int64) -> Bool { sequence < through || extra.contains(sequence) }
+
+    /// False when it was applied already.
+    mutating func insert(_ sequence: Int64) -> Bool {
+        guard !contains(sequence) else { return false }
+        if sequence == through {
+            through += 1
+            while extra.remove(through) != nil { through += 1 }
+        } else {
+            extra.insert(sequence)
+        }
+        return true
+    }
+
+    var count: Int { Int(through - 1) + extra.count }
+}
+
 /// The merged state of every record seen: a function of the set of records, not of their order.
-public struct SyncReplica: Sendable {
-    public private(set) var entities: [SyncKind: [String: SyncEntity]] = [:]
+///
+/// Either wholly in memory, or kept in the store (`SyncReplicaStore`, docs/sync.md, "Start-up"):
+/// then devices, categories, projects and open sessions are in memory, and any other session is
+/// read from the store when asked for, so memory does not grow with the history. What records
+/// change is written back by `write(to:)` inside a transaction of the caller's.
+public struct SyncReplica {
+    /// Every entity in memory; with a store behind, the few kinds, open sessions, and the
+    /// sessions changed since the last save.
+    private var entities: [SyncKind: [String: SyncEntity]] = [:]
     /// Highest stamp seen, to move the local clock past it.
     public private(set) var newest: HLC?
     /// Records applied, by device: applying one again changes nothing.
-    private var applied: [String: Set<Int64>] = [:]
+    private var applied: [String: AppliedSequences] = [:]
     public private(set) var newestByDevice: [String: HLC] = [:]
+    let backing: SyncReplicaStore?
+    /// Entities and devices changed since the last `write(to:)` that was committed.
+    private var unsaved: Set<EntityKey> = []
+    private var unsavedDevices: Set<String> = []
+    /// Ids of open sessions (kept in memory with a store behind too).
+    private var openSessionIDs: Set<String> = []
+    /// The store holds sessions that memory does not: only then is it asked for one.
+    private var sessionsLeftMemory = false
 
-    public init() {}
+    struct EntityKey: Hashable { let kind: SyncKind; let id: String }
+
+    public init() { backing = nil }
+
+    /// The merged state the store keeps.
+    init(loadingFrom backing: SyncReplicaStore) throws {
+        self.backing = backing
+        for (device, sequences, reading) in try backing.devices() {
+            applied[device] = sequences
+            newestByDevice[device] = reading
+            if newest.map({ $0 < reading }) ?? true { newest = reading }
+        }
+        for kind in [SyncKind.device, .category, .project] {
+            for entity in try backing.entities(kind) { entities[kind, default: [:]][entity.id] = entity }
+        }
+        sessionsLeftMemory = true
+        for entity in try backing.openSessions() {
+            entities[.session, default: [:]][entity.id] = entity
+            openSessionIDs.insert(entity.id)
+        }
+    }
+
+    /// An empty merged state with a store behind (emptied by the caller).
+    init(emptyWith backing: SyncReplicaStore) { self.backing = backing }
 
     public var recordCount: Int { applied.values.reduce(0) { $0 + $1.count } }
+
+    /// Records of `device` held, its sequence numbers 1 up to this one (exclusive) at least.
+    func appliedThrough(_ device: String) -> Int64 { applied[device]?.through ?? 1 }
+
+    /// Records of `device` applied.
+    func appliedCount(of device: String) -> Int { applied[device]?.count ?? 0 }
 
     public func contains(device: String, sequence: Int64) -> Bool { applied[device]?.contains(sequence) == true }
 
@@ -61,22 +136,43 @@ public struct SyncReplica: Sendable {
     public mutating func apply<Records: Sequence>(_ records: Records) -> [(SyncKind, String)] where Records.Element == SyncRecord {
         var changed: [(SyncKind, String)] = []
         for record in records {
-            guard applied[record.device, default: []].insert(record.sequence).inserted else { continue }
+            guard applied[record.device, default: AppliedSequences()].insert(record.sequence) else { continue }
+            unsavedDevices.insert(record.device)
             if newest.map({ $0 < record.hlc }) ?? true { newest = record.hlc }
             if newestByDevice[record.device].map({ $0 < record.hlc }) ?? true { newestByDevice[record.device] = record.hlc }
-            var entity = entities[record.kind]?[record.id] ?? SyncEntity(kind: record.kind, id: record.id)
+            var entity = entity(record.kind, record.id) ?? SyncEntity(kind: record.kind, id: record.id)
             if entity.apply(record) {
                 entities[record.kind, default: [:]][record.id] = entity
+                unsaved.insert(EntityKey(kind: record.kind, id: record.id))
+                if entity.isOpenSession { openSessionIDs.insert(record.id) } else { openSessionIDs.remove(record.id) }
                 changed.append((record.kind, record.id))
             }
         }
         return changed
     }
 
-    public func entity(_ kind: SyncKind, _ id: String) -> SyncEntity? { entities[kind]?[id] }
+    public func entity(_ kind: SyncKind, _ id: String) -> SyncEntity? {
+        if let entity = entities[kind]?[id] { return entity }
+        guard kind == .session, sessionsLeftMemory, let backing else { return nil }
+        return backing.entity(kind, id)
+    }
+
+    /// Every entity of a kind, live or deleted (with a store behind, sessions are read from it).
+    private func all(_ kind: SyncKind) -> [SyncEntity] {
+        let inMemory = entities[kind] ?? [:]
+        guard kind == .session, sessionsLeftMemory, let backing else { return Array(inMemory.values) }
+        var merged = Dictionary(((try? backing.entities(kind)) ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        merged.merge(inMemory) { _, newer in newer }
+        return Array(merged.values)
+    }
 
     public func live(_ kind: SyncKind) -> [SyncEntity] {
-        (entities[kind] ?? [:]).values.filter(\.isLive).sorted { $0.id < $1.id }
+        all(kind).filter(\.isLive).sorted { $0.id < $1.id }
+    }
+
+    /// Live sessions without an end, of every device.
+    public var openSessions: [SyncEntity] {
+        openSessionIDs.sorted().compactMap { entities[.session]?[$0] }
     }
 
     /// Rule 3: every live project or category id to the id of its same-name representative.
@@ -91,11 +187,40 @@ public struct SyncReplica: Sendable {
             byName[key] = first.id
         }
         // A deleted one whose name lives on points there, so that what referred to it follows.
-        for entity in (entities[kind] ?? [:]).values where entity.deleted != nil {
+        for entity in all(kind) where entity.deleted != nil {
             if let target = byName[SyncReplica.nameKey(entity["name"]?.stringValue ?? "")] { result[entity.id] = target }
         }
         return result
     }
+
+    // MARK: Kept in the store
+
+    /// Writes what changed since the last committed write; call inside a transaction, then
+    /// `didSave()` once it is committed (if it is not, the next write writes it all again).
+    func write(to backing: SyncReplicaStore) throws {
+        for key in unsaved {
+            guard let entity = entities[key.kind]?[key.id] else { continue }
+            try backing.write(entity)
+        }
+        for device in unsavedDevices {
+            try backing.writeDevice(device, applied: applied[device] ?? AppliedSequences(), newest: newestByDevice[device] ?? HLC(time: 0, counter: 0))
+        }
+    }
+
+    /// The write was committed: sessions that are not open leave memory (the store has them).
+    mutating func didSave() {
+        unsaved = []
+        unsavedDevices = []
+        guard backing != nil, let sessions = entities[.session], sessions.count > openSessionIDs.count else { return }
+        entities[.session] = sessions.filter { openSessionIDs.contains($0.key) }
+        sessionsLeftMemory = true
+    }
+
+    /// Sessions held in memory (with a store behind: open ones and those not saved yet).
+    var sessionsInMemory: Int { entities[.session]?.count ?? 0 }
+
+    /// Something changed since the last committed write.
+    var hasUnsaved: Bool { !unsaved.isEmpty || !unsavedDevices.isEmpty }
 
     static func nameKey(_ name: String) -> String {
         String(String.UnicodeScalarView(name.unicodeScalars.drop { $0 == " " || $0 == "\t" }.reversed()
@@ -121,7 +246,7 @@ public struct SyncReplica: Sendable {
             lines.append("session \(session.id) \(JSON.sortedObject(fields).serialized)")
         }
         for kind in SyncKind.allCases {
-            for entity in (entities[kind] ?? [:]).values.sorted(by: { $0.id < $1.id }) where entity.deleted != nil {
+            for entity in all(kind).sorted(by: { $0.id < $1.id }) where entity.deleted != nil {
                 lines.append("deleted \(kind.rawValue) \(entity.id) \(describe(entity, [:]))")
             }
         }

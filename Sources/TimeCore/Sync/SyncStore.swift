@@ -3,7 +3,7 @@
 /// state of the folder's records is rebuilt from the folder when sync starts (its files are never
 /// rewritten or lost); `sync_dirty` is neither in the undo history nor in snapshots.
 enum SyncStore {
-    static let tables: Set<String> = ["sync_dirty"]
+    static let tables: Set<String> = Set(["sync_dirty"]).union(SyncReplicaStore.tables)
 
     /// While sync is on, triggers note the global id of every category, project and session
     /// written (a segment counts for its session), so that publishing reads only what changed.
