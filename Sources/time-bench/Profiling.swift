@@ -25,13 +25,16 @@ func profileKind(folder: String, metric: String, count: Int) throws {
     for index in 0..<count { try kind.run(store, index % kind.count) }
 }
 
+/// The same device every run, so that a second run is a restart of the first.
+let profilingDevice = String(repeating: "b", count: 32)
+
 /// `count` pauses and resumes published to a sync folder, as SyncBench.swift times them; with
 /// `syncFolder` "-" the same changes with sync off, to compare. As in the bench, a session is
 /// stopped and a new one started every 100 changes, so that segments do not pile up in one.
 func profileSync(folder: String, syncFolder: String, count: Int) throws {
     let store = try ChangeKindStore(size: 0, data: folder, now: Int64(time(nil)))
     let engine = syncFolder == "-" ? nil
-        : try SyncEngine(tracker: store.tracker, folder: syncFolder, device: SyncRecord.newID(), deviceName: "profile",
+        : try SyncEngine(tracker: store.tracker, folder: syncFolder, device: profilingDevice, deviceName: "profile",
                          wallMilliseconds: Int64(time(nil)) * 1000)
     for index in 0..<count {
         if index % 100 == 0 {
