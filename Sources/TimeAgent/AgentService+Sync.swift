@@ -91,7 +91,9 @@ extension AgentService {
         if sync.mergeSource != 0 { g_source_remove(sync.mergeSource); sync.mergeSource = 0 }
         if sync.recheckSource != 0 { g_source_remove(sync.recheckSource); sync.recheckSource = 0 }
         if sync.flushSource != 0 { g_source_remove(sync.flushSource); sync.flushSource = 0 }
-        do { try sync.engine?.stop() } catch {
+        do { try sync.engine?.stop() } catch let error as SyncEngine.MergedStateNotKept {
+            Log.warning("\(error)")
+        } catch {
             Log.warning("the sync log could not be flushed (\(error)); the snapshot keeps its newest records, written at the next start")
         }
         sync.engine = nil
@@ -166,7 +168,9 @@ extension AgentService {
 
     fileprivate func flushLog() {
         sync.flushSource = 0
-        do { try sync.engine?.flushLog() } catch {
+        do { try sync.engine?.flushLog() } catch let error as SyncEngine.MergedStateNotKept {
+            Log.warning("\(error)")
+        } catch {
             Log.warning("the sync log could not be flushed (\(error)); its records stay in the snapshot slot and are tried again")
         }
     }

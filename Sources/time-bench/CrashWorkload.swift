@@ -76,3 +76,64 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
         return 1
     }
 }
+
+// The write path with sync on (CrashStateTests, the sync folder):
+//   time-bench --crash-workload-sync FOLDER ACKS CHANGES
+// FOLDER/data is the data folder and FOLDER/sync the sync folder, both recorded; the device id is
+// `crashDevice`. Each change is made as the agent makes it (the change, then the publish safety
+// net; the log flushed every few changes, as the agent's idle timer does). Each acknowledgment is
+// "A <n> <fingerprint>;records=<this device's records stamped so far>": the recovered store must
+// be that state or a later acknowledged one, and the recovered log must hold those records, line
+// for line as they were written.
+
+let crashDevice = String(repeating: "c", count: 32)
+
+func runCrashWorkloadWithSync(folder: String, acks: String, changes: Int) -> Int32 {
+    let log = open(acks, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    guard log >= 0 else {
+        printError("cannot open \(acks)")
+        return 1
+    }
+    defer { close(log) }
+    var acknowledged = 0
+    do {
+        let home = try DataHome(directory: folder + "/data")
+        let tracker = home.tracker
+        let engine = try SyncEngine(tracker: tracker, folder: folder + "/sync", device: crashDevice, deviceName: "crash",
+                                    wallMilliseconds: Int64(time(nil)) * 1000)
+        func acknowledge() throws {
+            let line = Array("A \(acknowledged) \(try DataState(store: tracker.store).fingerprint);records=\(engine.lastSequence)\n".utf8)
+            _ = line.withUnsafeBytes { write(log, $0.baseAddress, $0.count) }
+            acknowledged += 1
+        }
+        try acknowledge()
+        let now = Int64(time(nil))
+        var round = 0
+        while acknowledged <= changes {
+            let r = round
+            let steps: [() throws -> Void] = [
+                { try tracker.addCategory("Area \(r)") },
+                { _ = try tracker.createProject(name: "Project \(r)", color: "", category: "Area \(r)") },
+                { _ = try tracker.startProject("Project \(r)") },
+                { try tracker.pause() },
+                { try tracker.resume() },
+                { try tracker.addNote("note \(r)") },
+                { _ = try tracker.stop() },
+                { try tracker.addSession(project: 1, start: now - 86400 * Int64(2 + r), duration: "45m", note: "by hand \(r)") },
+                { try tracker.updateProject(id: 1, changes: ProjectChanges(name: "Project 0 (\(r))")) },
+            ]
+            for (index, step) in steps.enumerated() where acknowledged <= changes {
+                try step()
+                try engine.publish(wallMilliseconds: Int64(time(nil)) * 1000)
+                try acknowledge()
+                if index % 4 == 3 { try engine.flushLog() }
+            }
+            round += 1
+        }
+        try engine.stop()
+        return 0
+    } catch {
+        printError("crash workload with sync: \(error)")
+        return 1
+    }
+}

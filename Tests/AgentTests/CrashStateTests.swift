@@ -45,8 +45,10 @@ final class CrashStateTests: XCTestCase {
     /// Replays the run and checks `budget` crash states; stops at the first `stopAfter` failures.
     /// `judge` says whether a recovered state is allowed after the last acknowledgment (nil: none yet);
     /// by default: its fingerprint is the last acknowledged one or a later one.
+    /// `inspect`, when given, checks a state instead of `check` (it gets the state's folder, the
+    /// allowed fingerprints and the crash point, and returns the problem or nil).
     func explore(_ run: RecordedRun, budget: Int, seed: UInt64, scratch: String, stopAfter: Int = 1,
-                 judge: ((DataState, Int?) -> Bool)? = nil) throws -> Outcome {
+                 judge: ((DataState, Int?) -> Bool)? = nil, inspect: ((String, Set<String>?, Int) -> String?)? = nil) throws -> Outcome {
         var random = SeededGenerator(seed: seed)
         var outcome = Outcome()
         let points = run.operations.count + 1
@@ -73,8 +75,10 @@ final class CrashStateTests: XCTestCase {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
                 var stateRandom = SeededGenerator(seed: seed &+ UInt64(stateNumber) &* 0x9E37_79B9)
                 try model.materialize(choice, into: directory, using: &stateRandom)
-                var problem = check(directory: directory + "/data", allowed: run.allowedStates(after: point),
-                                    judge: judge.map { judge in { judge($0, run.acknowledgments.lastIndex { $0.afterOperations <= point }) } })
+                recoveredFingerprint = nil
+                var problem = inspect.map { $0(directory, run.allowedStates(after: point), point) }
+                    ?? check(directory: directory + "/data", allowed: run.allowedStates(after: point),
+                             judge: judge.map { judge in { judge($0, run.acknowledgments.lastIndex { $0.afterOperations <= point }) } })
                 if problem != nil, let found = recoveredFingerprint {
                     let match = run.acknowledgments.firstIndex { $0.fingerprint == found }
                     problem! += match.map { " (it holds acknowledged change \($0))" } ?? " (a state never acknowledged)"
@@ -184,6 +188,90 @@ final class CrashStateTests: XCTestCase {
         print("crash states (agent): \(outcome.checked) checked after \(run.operations.count) file operations and \(run.acknowledgments.count) acknowledged changes, seed=\(seed) (replay with TIME_CRASH_SEED=\(seed))")
         XCTAssertEqual(outcome.failures, [], "seed \(seed)")
         if outcome.failures.isEmpty { scratch.remove() }
+    }
+
+    /// With sync on (the sync folder recorded too): after the real recovery and the start of sync
+    /// on each crash state, the store is an acknowledged state or a later one, and this device's
+    /// log holds every record acknowledged and every line written to it before the crash (another
+    /// device may have read it), each exactly as written: no sequence number with another line.
+    func testEveryCrashStateWithSyncOnKeepsTheAcknowledgedRecordsOfTheLog() throws {
+        let seed = CrashStateTests.seed
+        let changes = CrashStateTests.size("TIME_CRASH_CHANGES", 30), budget = CrashStateTests.size("TIME_CRASH_STATES", 400) / 2
+        let scratch = TemporaryDirectory("time-crash-sync")
+        let root = scratch.path + "/disk", log = scratch.path + "/operations.log"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+        let result = try Command.run(Products.directory + "/time-bench", ["--crash-workload-sync", root, log, String(changes)],
+                                     environment: ["LD_PRELOAD": Products.directory + "/libtime-crash-recorder.so",
+                                                   "TIME_CRASH_ROOT": root, "TIME_CRASH_LOG": log], timeout: 120)
+        XCTAssertEqual(result.status, 0, "the workload failed: \(result.stderr)")
+        let run = try RecordedRun(log: log, root: root)
+        XCTAssertGreaterThan(run.acknowledgments.count, changes, "every change was acknowledged")
+        // Every line the run wrote to the log, by sequence number; then the states are checked
+        // where the run was (the store and the outbox name the sync folder by its path).
+        let written = CrashStateTests.ownLog(root + "/sync")
+        XCTAssertGreaterThan(written.count, changes)
+        // Which of those lines another device could have read by each crash point: the ones the
+        // run had written to the file by then (flushed or not; Syncthing reads the page cache).
+        let logPath = SyncLayout.changeFileName(1)
+        let logFile = run.operations.compactMap { operation -> UInt64? in
+            if case .create(let path, let inode) = operation, path.hasSuffix(CrashStateTests.crashDevice + "/" + logPath) { return inode }
+            return nil
+        }.first
+        var visibleBytes = [0]
+        for operation in run.operations {
+            var end = visibleBytes.last!
+            if case .write(let inode, let offset, let bytes) = operation, inode == logFile { end = max(end, offset + bytes.count) }
+            visibleBytes.append(end)
+        }
+        let lineEnds = written.sorted { $0.key < $1.key }.reduce(into: [(Int64, Int)]()) { ends, entry in
+            ends.append((entry.key, (ends.last?.1 ?? 0) + entry.value.count))
+        }
+        XCTAssertEqual(rename(root, scratch.path + "/final"), 0)
+        let outcome = try explore(run, budget: budget, seed: seed, scratch: scratch.path, inspect: { state, allowed, point in
+            guard rename(state, root) == 0 else { return "could not put the state in place" }
+            defer { _ = rename(root, state) }
+            let seen = lineEnds.last { $0.1 <= visibleBytes[point] }?.0 ?? 0
+            return CrashStateTests.checkWithSync(root, allowed: allowed, written: written.filter { $0.key <= seen })
+        })
+        print("crash states (sync on): \(outcome.checked) checked after \(run.operations.count) file operations and \(run.acknowledgments.count) acknowledged changes, \(written.count) records, seed=\(seed) (replay with TIME_CRASH_SEED=\(seed))")
+        XCTAssertEqual(outcome.failures, [], "seed \(seed)")
+        if outcome.failures.isEmpty { scratch.remove() }
+    }
+
+    /// The crash workload's device's records in a sync folder, by sequence number, as lines.
+    static func ownLog(_ folder: String) -> [Int64: [UInt8]] {
+        var reader = SyncLogReader(layout: SyncLayout(folder: folder))
+        return Dictionary(reader.readNew(device: crashDevice).records.map { ($0.sequence, $0.lineBytes) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    static let crashDevice = String(repeating: "c", count: 32)
+
+    static func checkWithSync(_ root: String, allowed: Set<String>?, written: [Int64: [UInt8]]) -> String? {
+        let home: DataHome
+        do { home = try DataHome(directory: root + "/data") } catch { return "the agent could not start: \(error)" }
+        guard let allowed else { return nil }
+        if home.status.state == .readOnly { return "it opened read-only: \(home.status.message)" }
+        let acknowledged = allowed.map { $0.split(separator: ";") }
+        let fingerprints = Set(acknowledged.map { String($0[0]) })
+        let records = acknowledged.compactMap { $0.last.flatMap { Int64($0.dropFirst("records=".count)) } }.min() ?? 0
+        guard let state = try? DataState(store: home.tracker.store) else { return "the recovered store could not be read" }
+        guard fingerprints.contains(state.fingerprint) else { return "it opened to a state older than the last acknowledged one (or never acknowledged)" }
+        do {
+            let engine = try SyncEngine(tracker: home.tracker, folder: root + "/sync", device: crashDevice, deviceName: "crash",
+                                        wallMilliseconds: Int64(time(nil)) * 1000)
+            try engine.stop()
+        } catch { return "sync could not start: \(error)" }
+        let recovered = ownLog(root + "/sync")
+        if let missing = (1...max(1, records)).first(where: { records > 0 && recovered[$0] == nil }) {
+            return "the log lost acknowledged record \(missing) of \(records)"
+        }
+        for (sequence, line) in recovered.sorted(by: { $0.key < $1.key }) where written[sequence].map({ $0 != line }) ?? false {
+            return "record \(sequence) of the log is not the line written with that number before the crash"
+        }
+        if let lost = written.keys.sorted().first(where: { recovered[$0] == nil }) {
+            return "record \(lost), written to the log before the crash, is gone after it"
+        }
+        return nil
     }
 
     /// Opens one kept crash state (TIME_CRASH_OPEN=folder) and says what the recovery did.

@@ -84,7 +84,8 @@ public final class SyncEngine {
         tracker.recorder = gate
         keeper?.slotAttachment = { [weak self] in self?.outboxAttachment() ?? [] }
         try merge(wallMilliseconds: wallMilliseconds)
-        try saveMergedState()
+        // Kept now when it was rebuilt; if the store cannot take it, the next flush tries again.
+        try? saveMergedState()
     }
 
     /// Records a start-up put back into the log from the outbox (a power cut had taken them).
@@ -121,6 +122,8 @@ public final class SyncEngine {
         replica.apply(records)
     }
 
+    /// The sequence number of this device's newest record (0 before the first).
+    public var lastSequence: Int64 { writer.nextSequence - 1 }
     /// Records written to the log but not yet flushed there (they travel in the snapshot slot).
     public var unflushedRecords: Int { writer.unflushed.count }
     /// Flushes of the log so far.
@@ -131,7 +134,16 @@ public final class SyncEngine {
     /// Makes the log durable (idle, shutdown, or every `outboxLimit` records).
     public func flushLog() throws {
         try writer.flush()
-        try saveMergedState()
+        do { try saveMergedState() } catch { throw MergedStateNotKept(reason: "\(error)") }
+    }
+
+    /// The log was flushed, but the merged state could not be kept in the store: nothing is lost,
+    /// the next start only reads more of the folder.
+    public struct MergedStateNotKept: Error, CustomStringConvertible {
+        public let reason: String
+        public var description: String {
+            "the sync log is flushed, but the merged state could not be kept in the store (\(reason)); the next start reads the folder again"
+        }
     }
 
     /// Stops publishing in the gate: the log is flushed and the tracker's recorder is the keeper
@@ -142,13 +154,13 @@ public final class SyncEngine {
         do {
             try writer.flush()
             keeper?.slotAttachment = nil
-            try saveMergedState()
         } catch {
             // The outbox stays with the slots (as at start) until a start puts it in the log.
             let outbox = SyncOutbox.encode(folder: layout.root, device: device, lines: writer.unflushedText)
             keeper?.slotAttachment = outbox.isEmpty ? nil : { outbox }
             throw error
         }
+        do { try saveMergedState() } catch { throw MergedStateNotKept(reason: "\(error)") }
     }
 
     // MARK: Publishing
