@@ -198,14 +198,34 @@ final class CrashStateTests: XCTestCase {
         let seed = CrashStateTests.seed
         let changes = CrashStateTests.size("TIME_CRASH_CHANGES", 30), budget = CrashStateTests.size("TIME_CRASH_STATES", 400) / 2
         let scratch = TemporaryDirectory("time-crash-sync")
-        let root = scratch.path + "/disk", log = scratch.path + "/operations.log"
+        let (run, outcome) = try exploreWithSync(scratch: scratch.path, changes: changes, budget: budget, seed: seed)
+        XCTAssertGreaterThan(run.acknowledgments.count, changes, "every change was acknowledged")
+        print("crash states (sync on): \(outcome.checked) checked after \(run.operations.count) file operations and \(run.acknowledgments.count) acknowledged changes, seed=\(seed) (replay with TIME_CRASH_SEED=\(seed))")
+        XCTAssertEqual(outcome.failures, [], "seed \(seed)")
+        if outcome.failures.isEmpty { scratch.remove() }
+    }
+
+    /// The explorer catches a sync log that is never flushed (the outbox is then emptied while
+    /// the lines are still only in the page cache: a power cut loses acknowledged records).
+    func testThePlantedFaultOfAnUnflushedSyncLogIsCaught() throws {
+        let seed = CrashStateTests.seed
+        let scratch = TemporaryDirectory("time-crash-sync-fault")
+        defer { scratch.remove() }
+        let (_, outcome) = try exploreWithSync(scratch: scratch.path, changes: 20, budget: 200, seed: seed, plantedFault: "/time-tracker/")
+        print("planted fault (the sync log never flushed): \(outcome.checked) crash states checked, first failure: \(outcome.failures.first ?? "none"), seed=\(seed)")
+        XCTAssertFalse(outcome.failures.isEmpty, "the explorer must catch a sync log that is never flushed (seed \(seed))")
+    }
+
+    /// Records the write path with sync on (time-bench --crash-workload-sync), then explores it.
+    func exploreWithSync(scratch: String, changes: Int, budget: Int, seed: UInt64, plantedFault: String? = nil) throws -> (RecordedRun, Outcome) {
+        let root = scratch + "/disk", log = scratch + "/operations.log"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+        var environment = ["LD_PRELOAD": Products.directory + "/libtime-crash-recorder.so", "TIME_CRASH_ROOT": root, "TIME_CRASH_LOG": log]
+        if let plantedFault { environment["TIME_CRASH_SKIP_FLUSH"] = plantedFault }
         let result = try Command.run(Products.directory + "/time-bench", ["--crash-workload-sync", root, log, String(changes)],
-                                     environment: ["LD_PRELOAD": Products.directory + "/libtime-crash-recorder.so",
-                                                   "TIME_CRASH_ROOT": root, "TIME_CRASH_LOG": log], timeout: 120)
+                                     environment: environment, timeout: 120)
         XCTAssertEqual(result.status, 0, "the workload failed: \(result.stderr)")
         let run = try RecordedRun(log: log, root: root)
-        XCTAssertGreaterThan(run.acknowledgments.count, changes, "every change was acknowledged")
         // Every line the run wrote to the log, by sequence number; then the states are checked
         // where the run was (the store and the outbox name the sync folder by its path).
         let written = CrashStateTests.ownLog(root + "/sync")
@@ -226,16 +246,14 @@ final class CrashStateTests: XCTestCase {
         let lineEnds = written.sorted { $0.key < $1.key }.reduce(into: [(Int64, Int)]()) { ends, entry in
             ends.append((entry.key, (ends.last?.1 ?? 0) + entry.value.count))
         }
-        XCTAssertEqual(rename(root, scratch.path + "/final"), 0)
-        let outcome = try explore(run, budget: budget, seed: seed, scratch: scratch.path, inspect: { state, allowed, point in
+        XCTAssertEqual(rename(root, scratch + "/final"), 0)
+        let outcome = try explore(run, budget: budget, seed: seed, scratch: scratch, inspect: { state, allowed, point in
             guard rename(state, root) == 0 else { return "could not put the state in place" }
             defer { _ = rename(root, state) }
             let seen = lineEnds.last { $0.1 <= visibleBytes[point] }?.0 ?? 0
             return CrashStateTests.checkWithSync(root, allowed: allowed, written: written.filter { $0.key <= seen })
         })
-        print("crash states (sync on): \(outcome.checked) checked after \(run.operations.count) file operations and \(run.acknowledgments.count) acknowledged changes, \(written.count) records, seed=\(seed) (replay with TIME_CRASH_SEED=\(seed))")
-        XCTAssertEqual(outcome.failures, [], "seed \(seed)")
-        if outcome.failures.isEmpty { scratch.remove() }
+        return (run, outcome)
     }
 
     /// The crash workload's device's records in a sync folder, by sequence number, as lines.
