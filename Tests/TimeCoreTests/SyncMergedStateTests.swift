@@ -183,6 +183,33 @@ final class SyncMergedStateTests: XCTestCase {
         func tidyUp() {}
     }
 
+    /// A change that lands between the write of the merged state and its commit (this device's
+    /// records of the merge's own change) is not counted as saved, and stays in memory.
+    func testAChangeAfterAWriteAndBeforeItsCommitStaysUnsaved() throws {
+        let database = try SQLiteDatabase(path: directory + "/replica.sqlite", mode: .readWriteCreate)
+        try database.execute(SyncReplicaStore.schema)
+        let backing = SyncReplicaStore(database: database)
+        var replica = SyncReplica(emptyWith: backing)
+        let device = SyncRecord.newID(), session = SyncRecord.newID()
+        func record(_ sequence: Int64, _ operation: SyncOperation, _ note: String) -> SyncRecord {
+            SyncRecord(device: device, sequence: sequence, hlc: HLC(time: 1000 + sequence, counter: 0), kind: .session, id: session,
+                       operation: operation, fields: ["note": .string(note), "end": .int(50)])
+        }
+        replica.apply([record(1, .create, "first")])
+        try replica.write(to: backing)
+        replica.apply([record(2, .set, "second")])
+        replica.didSave()
+        XCTAssertTrue(replica.hasUnsaved)
+        XCTAssertEqual(replica.entity(.session, session)?["note"], .string("second"), "not evicted for the older copy the store has")
+        XCTAssertEqual(backing.entity(.session, session)?["note"], .string("first"))
+        try replica.write(to: backing)
+        replica.didSave()
+        XCTAssertFalse(replica.hasUnsaved)
+        XCTAssertEqual(replica.sessionsInMemory, 0, "saved and not open: it left memory")
+        XCTAssertEqual(replica.entity(.session, session)?["note"], .string("second"), "read from the store")
+        XCTAssertEqual(try backing.devices().first?.1.through, 3)
+    }
+
     func testAnEntityKeptInTheStoreReadsBackTheSame() throws {
         var replica = SyncReplica()
         let device = SyncRecord.newID(), other = SyncRecord.newID()

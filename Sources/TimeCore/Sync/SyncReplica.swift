@@ -88,9 +88,13 @@ public struct SyncReplica {
     private var applied: [String: AppliedSequences] = [:]
     public private(set) var newestByDevice: [String: HLC] = [:]
     let backing: SyncReplicaStore?
-    /// Entities and devices changed since the last `write(to:)` that was committed.
-    private var unsaved: Set<EntityKey> = []
-    private var unsavedDevices: Set<String> = []
+    /// Entities and devices changed since the last `write(to:)` that was committed, each with the
+    /// number of its latest change (a change made after a write, before its commit, stays unsaved).
+    private var unsaved: [EntityKey: Int] = [:]
+    private var unsavedDevices: [String: Int] = [:]
+    private var changeNumber = 0
+    /// What the last `write(to:)` wrote, as of which change.
+    private var written: (entities: [EntityKey: Int], devices: [String: Int]) = ([:], [:])
     /// Ids of open sessions (kept in memory with a store behind too).
     private var openSessionIDs: Set<String> = []
     /// The store holds sessions that memory does not: only then is it asked for one.
@@ -137,13 +141,14 @@ public struct SyncReplica {
         var changed: [(SyncKind, String)] = []
         for record in records {
             guard applied[record.device, default: AppliedSequences()].insert(record.sequence) else { continue }
-            unsavedDevices.insert(record.device)
+            changeNumber += 1
+            unsavedDevices[record.device] = changeNumber
             if newest.map({ $0 < record.hlc }) ?? true { newest = record.hlc }
             if newestByDevice[record.device].map({ $0 < record.hlc }) ?? true { newestByDevice[record.device] = record.hlc }
             var entity = entity(record.kind, record.id) ?? SyncEntity(kind: record.kind, id: record.id)
             if entity.apply(record) {
                 entities[record.kind, default: [:]][record.id] = entity
-                unsaved.insert(EntityKey(kind: record.kind, id: record.id))
+                unsaved[EntityKey(kind: record.kind, id: record.id)] = changeNumber
                 if entity.isOpenSession { openSessionIDs.insert(record.id) } else { openSessionIDs.remove(record.id) }
                 changed.append((record.kind, record.id))
             }
@@ -197,22 +202,25 @@ public struct SyncReplica {
 
     /// Writes what changed since the last committed write; call inside a transaction, then
     /// `didSave()` once it is committed (if it is not, the next write writes it all again).
-    func write(to backing: SyncReplicaStore) throws {
-        for key in unsaved {
+    mutating func write(to backing: SyncReplicaStore) throws {
+        for key in unsaved.keys {
             guard let entity = entities[key.kind]?[key.id] else { continue }
             try backing.write(entity)
         }
-        for device in unsavedDevices {
+        for device in unsavedDevices.keys {
             try backing.writeDevice(device, applied: applied[device] ?? AppliedSequences(), newest: newestByDevice[device] ?? HLC(time: 0, counter: 0))
         }
+        written = (unsaved, unsavedDevices)
     }
 
-    /// The write was committed: sessions that are not open leave memory (the store has them).
+    /// The last write was committed: what it wrote and was not changed since is saved, and
+    /// saved sessions that are not open leave memory (the store has them).
     mutating func didSave() {
-        unsaved = []
-        unsavedDevices = []
-        guard backing != nil, let sessions = entities[.session], sessions.count > openSessionIDs.count else { return }
-        entities[.session] = sessions.filter { openSessionIDs.contains($0.key) }
+        for (key, number) in written.entities where unsaved[key] == number { unsaved[key] = nil }
+        for (device, number) in written.devices where unsavedDevices[device] == number { unsavedDevices[device] = nil }
+        written = ([:], [:])
+        guard backing != nil, let sessions = entities[.session], !sessions.isEmpty else { return }
+        entities[.session] = sessions.filter { openSessionIDs.contains($0.key) || unsaved[EntityKey(kind: .session, id: $0.key)] != nil }
         sessionsLeftMemory = true
     }
 
