@@ -5,23 +5,7 @@ import XCTest
 /// Two devices, each a real data folder (store, snapshots, the change gate), one sync folder
 /// between them: local changes are published, the other device's records come into the store
 /// as one verified change per batch, and both stores converge.
-final class SyncEngineTests: XCTestCase {
-    private var directory: String!
-    private var clock: TestClock!
-
-    override func setUpWithError() throws {
-        setenv("TZ", "UTC", 1)
-        tzset()
-        directory = try makeTemporaryDirectory()
-        clock = TestClock(utc(2026, 6, 1, 9))
-    }
-
-    override func tearDown() { Files.remove(directory) }
-
-    private var wall: Int64 { clock.time * 1000 }
-
-    private func home(_ name: String) throws -> DataHome { try DataHome(directory: directory + "/" + name, clock: clock) }
-
+final class SyncEngineTests: SyncTestCase {
     /// What a person sees on a device: projects by name, completed sessions by start.
     private func view(_ tracker: Tracker) throws -> [String] {
         let projects = Dictionary(uniqueKeysWithValues: tracker.projects().map { ($0.id, $0) })
@@ -40,7 +24,6 @@ final class SyncEngineTests: XCTestCase {
     func testTwoDevicesConvergeThroughTheGateAndKeepTheirOwnTimers() throws {
         let laptop = try home("laptop")
         let desktop = try home("desktop")
-        let folder = directory + "/Sync"
         // Offline, both make a project of the same name and work in it.
         try laptop.tracker.createProject(name: "Client A", color: "", category: "")
         _ = try laptop.tracker.addSession(project: 1, start: utc(2026, 5, 29, 9), duration: "2h", note: "laptop work")
@@ -107,7 +90,6 @@ final class SyncEngineTests: XCTestCase {
     func testBadFilesInTheFolderAreNeverAppliedAndNeverStopTheOthers() throws {
         let laptop = try home("laptop")
         let desktop = try home("desktop")
-        let folder = directory + "/Sync"
         try laptop.tracker.createProject(name: "Writing", color: "", category: "")
         let laptopID = SyncRecord.newID()
         let a = try SyncEngine(tracker: laptop.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)

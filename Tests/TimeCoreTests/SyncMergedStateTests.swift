@@ -6,24 +6,7 @@ import XCTest
 /// "Start-up"): a restart reads only what was appended since, holds only open sessions in
 /// memory, and ends with the very state a rebuild from every file gives. A v8 store moves
 /// forward and rebuilds it once.
-final class SyncMergedStateTests: XCTestCase {
-    private var directory: String!
-    private var clock: TestClock!
-
-    override func setUpWithError() throws {
-        setenv("TZ", "UTC", 1)
-        tzset()
-        directory = try makeTemporaryDirectory()
-        clock = TestClock(utc(2026, 6, 1, 9))
-    }
-
-    override func tearDown() { Files.remove(directory) }
-
-    private var wall: Int64 { clock.time * 1000 }
-    private var folder: String { directory + "/Sync" }
-
-    private func home(_ name: String) throws -> DataHome { try DataHome(directory: directory + "/" + name, clock: clock) }
-
+final class SyncMergedStateTests: SyncTestCase {
     /// The merged state as a fresh read of every file in the folder gives it.
     private func rebuilt() -> [String] {
         var reader = SyncLogReader(layout: SyncLayout(folder: folder))

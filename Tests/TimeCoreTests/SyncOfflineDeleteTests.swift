@@ -4,25 +4,10 @@ import XCTest
 
 /// What was deleted while sync was off is published as deleted when sync is on again: sessions,
 /// and categories too, but not a category that lives on under another device's id (same name).
-final class SyncOfflineDeleteTests: XCTestCase {
-    private var directory: String!
-    private var clock: TestClock!
-
-    override func setUpWithError() throws {
-        setenv("TZ", "UTC", 1)
-        tzset()
-        directory = try makeTemporaryDirectory()
-        clock = TestClock(utc(2026, 6, 1, 9))
-    }
-
-    override func tearDown() { Files.remove(directory) }
-
-    private var wall: Int64 { clock.time * 1000 }
-
+final class SyncOfflineDeleteTests: SyncTestCase {
     func testACategoryDeletedWhileSyncWasOffIsDeletedOnTheOtherDeviceToo() throws {
-        let laptop = try DataHome(directory: directory + "/laptop", clock: clock)
-        let desktop = try DataHome(directory: directory + "/desktop", clock: clock)
-        let folder = directory + "/Sync"
+        let laptop = try home("laptop")
+        let desktop = try home("desktop")
         try laptop.tracker.addCategory("Travel")
         try laptop.tracker.addCategory("Writing")
         try desktop.tracker.addCategory("writing")
@@ -58,9 +43,8 @@ final class SyncOfflineDeleteTests: XCTestCase {
     /// with this device's own records alone: another device's edit made meanwhile is not undone
     /// by this device publishing its older copy as new.
     func testEnablingAgainDoesNotPublishAnotherDevicesOlderValuesAsNew() throws {
-        let laptop = try DataHome(directory: directory + "/laptop", clock: clock)
-        let desktop = try DataHome(directory: directory + "/desktop", clock: clock)
-        let folder = directory + "/Sync"
+        let laptop = try home("laptop")
+        let desktop = try home("desktop")
         try desktop.tracker.createProject(name: "Client A", color: "", category: "")
         let id = try desktop.tracker.addSession(project: 1, start: utc(2026, 5, 29, 9), duration: "1h", note: "as first written")
         let laptopID = SyncRecord.newID()

@@ -6,24 +6,9 @@ import XCTest
 /// records are written to the log without a flush and travel in the change's snapshot slot; a
 /// power cut that takes the log's unflushed tail loses nothing, and start-up puts the records
 /// back exactly once, as the very same lines.
-final class SyncOutboxTests: XCTestCase {
-    private var directory: String!
-    private var clock: TestClock!
-
-    override func setUpWithError() throws {
-        setenv("TZ", "UTC", 1)
-        tzset()
-        directory = try makeTemporaryDirectory()
-        clock = TestClock(utc(2026, 6, 1, 9))
-    }
-
-    override func tearDown() { Files.remove(directory) }
-
-    private var wall: Int64 { clock.time * 1000 }
-    private var folder: String { directory + "/Sync" }
-
+final class SyncOutboxTests: SyncTestCase {
     private func open(_ device: String) throws -> (DataHome, SyncEngine) {
-        let home = try DataHome(directory: directory + "/laptop", clock: clock)
+        let home = try self.home("laptop")
         let engine = try SyncEngine(tracker: home.tracker, folder: folder, device: device, deviceName: "laptop", wallMilliseconds: wall)
         return (home, engine)
     }

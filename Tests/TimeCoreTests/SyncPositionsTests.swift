@@ -5,35 +5,20 @@ import XCTest
 /// Start-up with sync on writes into the store only what arrived since the last merge: the
 /// store keeps, with each merge, how far it holds every other device's records; a position that
 /// does not match the files falls back to comparing everything (docs/sync.md, "Start-up").
-final class SyncPositionsTests: XCTestCase {
-    private var directory: String!
-    private var clock: TestClock!
-
-    override func setUpWithError() throws {
-        setenv("TZ", "UTC", 1)
-        tzset()
-        directory = try makeTemporaryDirectory()
-        clock = TestClock(utc(2026, 6, 1, 9))
-    }
-
-    override func tearDown() { Files.remove(directory) }
-
-    private var wall: Int64 { clock.time * 1000 }
-    private var folder: String { directory + "/Sync" }
-
+final class SyncPositionsTests: SyncTestCase {
     private func sessions(_ tracker: Tracker) throws -> [String] {
         try tracker.store.allSessions().map { "\($0.globalID) \($0.start) \($0.note)" }.sorted()
     }
 
     func testARestartWritesOnlyWhatArrivedSinceAndFallsBackWhenThePositionDoesNotMatch() throws {
-        let desktop = try DataHome(directory: directory + "/desktop", clock: clock)
+        let desktop = try home("desktop")
         try desktop.tracker.createProject(name: "Client A", color: "", category: "")
         for day in 1...5 {
             _ = try desktop.tracker.addSession(project: 1, start: utc(2026, 5, day, 9), duration: "1h", note: "day \(day)")
         }
         let b = try SyncEngine(tracker: desktop.tracker, folder: folder, device: SyncRecord.newID(), deviceName: "desktop", wallMilliseconds: wall)
         let laptopID = SyncRecord.newID()
-        var laptop: DataHome? = try DataHome(directory: directory + "/laptop", clock: clock)
+        var laptop: DataHome? = try home("laptop")
         var a: SyncEngine? = try SyncEngine(tracker: laptop!.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)
         XCTAssertEqual(try sessions(laptop!.tracker), try sessions(desktop.tracker))
         let desktopRecords = Int(b.replica.recordCount)
@@ -42,7 +27,7 @@ final class SyncPositionsTests: XCTestCase {
         let snapshots = try XCTUnwrap(laptop!.keeper).entries.count
         try a!.stop()
         (a, laptop) = (nil, nil)
-        laptop = try DataHome(directory: directory + "/laptop", clock: clock)
+        laptop = try home("laptop")
         a = try SyncEngine(tracker: laptop!.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)
         XCTAssertEqual(a!.alreadyHeld, desktopRecords)
         XCTAssertEqual(try XCTUnwrap(laptop!.keeper).entries.count, snapshots, "no change was made at start")
@@ -55,7 +40,7 @@ final class SyncPositionsTests: XCTestCase {
         _ = try desktop.tracker.addSession(project: 1, start: utc(2026, 5, 6, 9), duration: "1h", note: "day 6")
         try b.publish(wallMilliseconds: wall)
         try b.flushLog()
-        laptop = try DataHome(directory: directory + "/laptop", clock: clock)
+        laptop = try home("laptop")
         a = try SyncEngine(tracker: laptop!.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)
         XCTAssertEqual(a!.alreadyHeld, desktopRecords)
         XCTAssertEqual(try sessions(laptop!.tracker), try sessions(desktop.tracker))
@@ -64,12 +49,12 @@ final class SyncPositionsTests: XCTestCase {
         try a!.stop()
         (a, laptop) = (nil, nil)
         do {
-            let home = try DataHome(directory: directory + "/laptop", clock: clock)
+            let home = try self.home("laptop")
             var positions = try XCTUnwrap(SyncPositions.load(home.tracker.store, root: SyncLayout(folder: folder).root))
             for key in positions.devices.keys { positions.devices[key]?.lastSum = String(repeating: "0", count: 64) }
             try home.tracker.change(recordingStep: false) { try positions.save(home.tracker.store) }
         }
-        laptop = try DataHome(directory: directory + "/laptop", clock: clock)
+        laptop = try home("laptop")
         a = try SyncEngine(tracker: laptop!.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)
         XCTAssertEqual(a!.alreadyHeld, 0)
         XCTAssertEqual(try sessions(laptop!.tracker), try sessions(desktop.tracker))

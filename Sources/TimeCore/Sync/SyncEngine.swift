@@ -68,7 +68,6 @@ public final class SyncEngine {
             replica.apply(known)
             alreadyHeld = known.count
             waiting = foreign.filter { $0.sequence >= (held[$0.device] ?? 1) }
-            mergedCursors = reader.cursors.filter { $0.key != device && held[$0.key] != nil }
         }
         // Everything is compared with the store when sync is enabled (changes made while it was
         // off were not noted); when it resumes after a restart, what the store noted is enough.
@@ -336,7 +335,11 @@ public final class SyncEngine {
         waiting = []
         unmaterialized += replica.apply(records)
         if let newest = replica.newest { writer.observe(newest) }
-        guard !unmaterialized.isEmpty else { return records.count }
+        guard !unmaterialized.isEmpty else {
+            // Nothing to write: the store holds everything read so far.
+            mergedCursors = reader.cursors.filter { $0.key != device }
+            return records.count
+        }
         let changed = unmaterialized
         try tracker.change(recordingStep: false) {
             let store = tracker.store

@@ -127,9 +127,6 @@ public struct SyncReplica {
 
     public var recordCount: Int { applied.values.reduce(0) { $0 + $1.count } }
 
-    /// Records of `device` held, its sequence numbers 1 up to this one (exclusive) at least.
-    func appliedThrough(_ device: String) -> Int64 { applied[device]?.through ?? 1 }
-
     /// Records of `device` applied.
     func appliedCount(of device: String) -> Int { applied[device]?.count ?? 0 }
 
