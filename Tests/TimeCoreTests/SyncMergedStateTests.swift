@@ -8,8 +8,8 @@ import XCTest
 /// forward and rebuilds it once.
 final class SyncMergedStateTests: SyncTestCase {
     /// The merged state as a fresh read of every file in the folder gives it.
-    private func rebuilt() -> [String] {
-        var reader = SyncLogReader(layout: SyncLayout(folder: folder))
+    private func rebuilt(_ syncFolder: String? = nil) -> [String] {
+        var reader = SyncLogReader(layout: SyncLayout(folder: syncFolder ?? folder))
         var replica = SyncReplica()
         replica.apply(reader.readNew(except: nil).records)
         return replica.view()
@@ -156,6 +156,36 @@ final class SyncMergedStateTests: SyncTestCase {
         XCTAssertEqual(a!.replica.view(), rebuilt())
         try a!.stop()
         try b.stop()
+    }
+
+    /// Sync moved to another folder and back: the state kept for one folder is never taken for
+    /// the other; each time it is rebuilt from the folder's own files, and both folders end with
+    /// this device's whole history.
+    func testMovingToAnotherFolderAndBackRebuildsTheKeptState() throws {
+        let laptopID = SyncRecord.newID()
+        let other = directory + "/Other"
+        var laptop: DataHome? = try home("laptop")
+        try laptop!.tracker.createProject(name: "Client A", color: "", category: "")
+        _ = try laptop!.tracker.addSession(project: 1, start: utc(2026, 5, 1, 9), duration: "1h", note: "before")
+        var a: SyncEngine? = try SyncEngine(tracker: laptop!.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)
+        try a!.stop()
+        try laptop!.tracker.disableSync()
+        _ = try laptop!.tracker.addSession(project: 1, start: utc(2026, 5, 2, 9), duration: "1h", note: "while off")
+        a = try SyncEngine(tracker: laptop!.tracker, folder: other, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)
+        XCTAssertEqual(a!.replica.view(), rebuilt(other))
+        try a!.stop()
+        try laptop!.tracker.disableSync()
+        _ = try laptop!.tracker.addSession(project: 1, start: utc(2026, 5, 3, 9), duration: "1h", note: "off again")
+        (a, laptop) = (nil, nil)
+        laptop = try home("laptop")
+        a = try SyncEngine(tracker: laptop!.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall)
+        XCTAssertEqual(a!.replica.view(), rebuilt(folder))
+        for root in [folder, other] {
+            XCTAssertEqual(Set(rebuilt(root).filter { $0.hasPrefix("session ") }.compactMap { line in
+                ["before", "while off", "off again"].first { line.contains("\"note\":\"\($0)\"") }
+            }), root == folder ? ["before", "while off", "off again"] : ["before", "while off"], root)
+        }
+        try a!.stop()
     }
 
     private final class RefusingRecorder: ChangeRecorder {

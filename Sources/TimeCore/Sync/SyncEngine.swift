@@ -186,7 +186,8 @@ public final class SyncEngine {
         let store = tracker.store
         var dirty: [SyncKind: Set<String>] = [:]
         if !full {
-            for (kind, gid) in try store.database.query("SELECT kind, gid FROM sync_dirty") { ($0.string(0), $0.string(1)) } {
+            let noted = try store.database.query("SELECT kind, gid FROM sync_dirty") { ($0.string(0), $0.string(1)) }
+            for (kind, gid) in noted {
                 if let kind = SyncKind(rawValue: kind) { dirty[kind, default: []].insert(gid) }
             }
             guard !dirty.isEmpty else { return nil }
