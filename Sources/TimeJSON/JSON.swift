@@ -162,15 +162,17 @@ public indirect enum JSON: Equatable, Sendable {
     /// An integer in decimal, as `String(value)` writes it.
     public static func writeDecimal(_ value: Int64, to output: inout [UInt8]) {
         if value < 0 { output.append(0x2d) }
-        let magnitude = value.magnitude
-        var divisor: UInt64 = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
-        var rest = magnitude
-        repeat {
-            output.append(0x30 + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        } while divisor > 0
+        var rest = value.magnitude
+        // Digits come out last first: into a small buffer on the stack, then written in order.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var count = 0
+            repeat {
+                digits[count] = 0x30 + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { output.append(digits[index]) }
+        }
     }
 
     // MARK: Reading
