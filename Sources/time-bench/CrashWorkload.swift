@@ -7,19 +7,31 @@ import TimeCore
 // each one has returned (been acknowledged) it appends "A <n> <fingerprint of the state>" to ACKS,
 // which is also the crash recorder's log, so each acknowledgment sits between the file operations.
 
+/// The ACKS file, open for appending: one line "A <n> <fingerprint>" per acknowledged change.
+final class Acknowledgments {
+    private let descriptor: Int32
+    private(set) var count = 0
+
+    init?(path: String) {
+        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            printError("cannot open \(path)")
+            return nil
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    func add(_ fingerprint: String) {
+        let line = Array("A \(count) \(fingerprint)\n".utf8)
+        _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        count += 1
+    }
+}
+
 func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
-    let log = open(acks, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-    guard log >= 0 else {
-        printError("cannot open \(acks)")
-        return 1
-    }
-    defer { close(log) }
-    var acknowledged = 0
-    func acknowledge(_ tracker: Tracker) throws {
-        let line = Array("A \(acknowledged) \(try DataState(store: tracker.store).fingerprint)\n".utf8)
-        _ = line.withUnsafeBytes { write(log, $0.baseAddress, $0.count) }
-        acknowledged += 1
-    }
+    guard let log = Acknowledgments(path: acks) else { return 1 }
+    func acknowledge(_ tracker: Tracker) throws { log.add(try DataState(store: tracker.store).fingerprint) }
     do {
         let home = try DataHome(directory: folder)
         let tracker = home.tracker
@@ -39,7 +51,7 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
         try acknowledge(tracker)
         var round = 0
         var failedInARow = 0
-        while acknowledged <= changes && failedInARow < 40 {
+        while log.count <= changes && failedInARow < 40 {
             // One round touches every kind of change: the timer, sessions years back, a rename, a category.
             let r = round
             let steps: [() throws -> Void] = [
@@ -58,7 +70,7 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
                 { try tracker.deleteSession(id: try tracker.sessions(project: 1, from: now - 41 * 86400, to: now - 39 * 86400).first?.id ?? 0) },
                 { try tracker.deleteCategory("Leisure \(r)") },
             ]
-            for step in steps where acknowledged <= changes {
+            for step in steps where log.count <= changes {
                 do { try step() } catch {
                     // A step that does not apply now is refused and changes nothing; a storage failure ends the run.
                     if case TrackerError.storageFailure = error { throw error }
@@ -89,27 +101,17 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
 let crashDevice = String(repeating: "c", count: 32)
 
 func runCrashWorkloadWithSync(folder: String, acks: String, changes: Int) -> Int32 {
-    let log = open(acks, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-    guard log >= 0 else {
-        printError("cannot open \(acks)")
-        return 1
-    }
-    defer { close(log) }
-    var acknowledged = 0
+    guard let log = Acknowledgments(path: acks) else { return 1 }
     do {
         let home = try DataHome(directory: folder + "/data")
         let tracker = home.tracker
         let engine = try SyncEngine(tracker: tracker, folder: folder + "/sync", device: crashDevice, deviceName: "crash",
                                     wallMilliseconds: Int64(time(nil)) * 1000)
-        func acknowledge() throws {
-            let line = Array("A \(acknowledged) \(try DataState(store: tracker.store).fingerprint);records=\(engine.lastSequence)\n".utf8)
-            _ = line.withUnsafeBytes { write(log, $0.baseAddress, $0.count) }
-            acknowledged += 1
-        }
+        func acknowledge() throws { log.add("\(try DataState(store: tracker.store).fingerprint);records=\(engine.lastSequence)") }
         try acknowledge()
         let now = Int64(time(nil))
         var round = 0
-        while acknowledged <= changes {
+        while log.count <= changes {
             let r = round
             let steps: [() throws -> Void] = [
                 { try tracker.addCategory("Area \(r)") },
@@ -122,7 +124,7 @@ func runCrashWorkloadWithSync(folder: String, acks: String, changes: Int) -> Int
                 { try tracker.addSession(project: 1, start: now - 86400 * Int64(2 + r), duration: "45m", note: "by hand \(r)") },
                 { try tracker.updateProject(id: 1, changes: ProjectChanges(name: "Project 0 (\(r))")) },
             ]
-            for (index, step) in steps.enumerated() where acknowledged <= changes {
+            for (index, step) in steps.enumerated() where log.count <= changes {
                 try step()
                 try engine.publish(wallMilliseconds: Int64(time(nil)) * 1000)
                 try acknowledge()

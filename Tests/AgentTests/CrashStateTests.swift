@@ -26,7 +26,9 @@ final class CrashStateTests: XCTestCase {
     }
 
     /// Records the core's write path (time-bench --crash-workload) under `root`.
-    func record(root: String, changes: Int, plantedFault: String? = nil) throws -> RecordedRun {
+    /// With `sync`, the workload with sync on (--crash-workload-sync), which is given the whole
+    /// recorded folder (data and sync folder in it) rather than the data folder.
+    func record(root: String, changes: Int, plantedFault: String? = nil, sync: Bool = false) throws -> RecordedRun {
         let log = root + "/operations.log"
         var environment = [
             "LD_PRELOAD": Products.directory + "/libtime-crash-recorder.so",
@@ -35,8 +37,8 @@ final class CrashStateTests: XCTestCase {
         ]
         if let plantedFault { environment["TIME_CRASH_SKIP_FLUSH"] = plantedFault }
         try FileManager.default.createDirectory(atPath: root + "/disk", withIntermediateDirectories: false)
-        let result = try Command.run(Products.directory + "/time-bench",
-                                     ["--crash-workload", root + "/disk/data", log, String(changes)],
+        let arguments = sync ? ["--crash-workload-sync", root + "/disk"] : ["--crash-workload", root + "/disk/data"]
+        let result = try Command.run(Products.directory + "/time-bench", arguments + [log, String(changes)],
                                      environment: environment, timeout: 120)
         XCTAssertEqual(result.status, 0, "the workload failed: \(result.stderr)")
         return try RecordedRun(log: log, root: root + "/disk")
@@ -218,14 +220,8 @@ final class CrashStateTests: XCTestCase {
 
     /// Records the write path with sync on (time-bench --crash-workload-sync), then explores it.
     func exploreWithSync(scratch: String, changes: Int, budget: Int, seed: UInt64, plantedFault: String? = nil) throws -> (RecordedRun, Outcome) {
-        let root = scratch + "/disk", log = scratch + "/operations.log"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
-        var environment = ["LD_PRELOAD": Products.directory + "/libtime-crash-recorder.so", "TIME_CRASH_ROOT": root, "TIME_CRASH_LOG": log]
-        if let plantedFault { environment["TIME_CRASH_SKIP_FLUSH"] = plantedFault }
-        let result = try Command.run(Products.directory + "/time-bench", ["--crash-workload-sync", root, log, String(changes)],
-                                     environment: environment, timeout: 120)
-        XCTAssertEqual(result.status, 0, "the workload failed: \(result.stderr)")
-        let run = try RecordedRun(log: log, root: root)
+        let root = scratch + "/disk"
+        let run = try record(root: scratch, changes: changes, plantedFault: plantedFault, sync: true)
         // Every line the run wrote to the log, by sequence number; then the states are checked
         // where the run was (the store and the outbox name the sync folder by its path).
         let written = CrashStateTests.ownLog(root + "/sync")
