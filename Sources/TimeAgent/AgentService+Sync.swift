@@ -15,6 +15,8 @@ final class AgentSync {
     var announced: [String: DBusValue] = [:]
     /// Seconds after a change before the log's unflushed records are flushed (one timer, not a tick).
     static let flushDelay: guint = 2
+    /// The kept state's read problem was logged (once per run).
+    var keptStateProblemLogged = false
 }
 
 /// Sync across devices on the bus (the contract's "Sync across devices"; docs/sync.md): the
@@ -168,6 +170,12 @@ extension AgentService {
 
     fileprivate func flushLog() {
         sync.flushSource = 0
+        defer {
+            if let problem = sync.engine?.keptStateProblem, !sync.keptStateProblemLogged {
+                sync.keptStateProblemLogged = true
+                Log.warning("the merged state kept for sync could not be read back (\(problem)); it is dropped and rebuilt from the folder at the next start")
+            }
+        }
         do { try sync.engine?.flushLog() } catch let error as SyncEngine.MergedStateNotKept {
             Log.warning("\(error)")
         } catch {

@@ -158,6 +158,51 @@ final class SyncMergedStateTests: SyncTestCase {
         try b.stop()
     }
 
+    /// A damaged row of the kept state is never taken for the truth: a damaged project makes the
+    /// start rebuild; a damaged session, found when a record touches it, makes the kept state be
+    /// dropped, and the next start rebuilds. The store ends as the other device has it.
+    func testADamagedRowOfTheKeptStateIsRebuiltFromTheFolder() throws {
+        let desktop = try home("desktop")
+        try desktop.tracker.createProject(name: "Client A", color: "", category: "")
+        _ = try desktop.tracker.addSession(project: 1, start: utc(2026, 5, 1, 9), duration: "1h", note: "first")
+        let b = try SyncEngine(tracker: desktop.tracker, folder: folder, device: SyncRecord.newID(), deviceName: "desktop", wallMilliseconds: wall)
+        let laptopID = SyncRecord.newID()
+        func restart() throws -> (DataHome, SyncEngine) {
+            let laptop = try home("laptop")
+            return (laptop, try SyncEngine(tracker: laptop.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall))
+        }
+        func damage(_ kind: String) throws {
+            let database = try SQLiteDatabase(path: directory + "/laptop/time.sqlite", mode: .readWrite)
+            try database.run("UPDATE sync_entities SET state = '{\"s\":[' WHERE kind = ?", .text(kind))
+        }
+        do { let (_, a) = try restart(); try a.stop() }
+        try damage("project")
+        do {
+            let (_, a) = try restart()
+            XCTAssertGreaterThan(a.readAtStart, 0, "rebuilt from the files")
+            XCTAssertEqual(a.replica.view(), rebuilt())
+            try a.stop()
+        }
+        try damage("session")
+        let session = try XCTUnwrap(try desktop.tracker.store.allSessions().first)
+        try desktop.tracker.editSession(id: session.id, changes: SessionChanges(note: "edited"))
+        try b.publish(wallMilliseconds: wall)
+        try b.flushLog()
+        do {
+            let (_, a) = try restart()
+            XCTAssertEqual(a.readAtStart, 1, "the positions still matched")
+            XCTAssertNotNil(a.keptStateProblem, "the edit touched the damaged row")
+            try a.stop()
+        }
+        let (laptop, a) = try restart()
+        XCTAssertEqual(a.alreadyHeld, 0, "dropped with its positions: every record is compared with the store again")
+        XCTAssertNil(a.keptStateProblem)
+        XCTAssertEqual(a.replica.view(), rebuilt())
+        XCTAssertEqual(try laptop.tracker.store.allSessions().map(\.note), ["edited"])
+        try a.stop()
+        try b.stop()
+    }
+
     /// Sync moved to another folder and back: the state kept for one folder is never taken for
     /// the other; each time it is rebuilt from the folder's own files, and both folders end with
     /// this device's whole history.

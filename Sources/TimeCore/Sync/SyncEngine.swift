@@ -23,9 +23,15 @@ public final class SyncEngine {
         let backing = SyncReplicaStore(database: tracker.store.database)
         let positions = SyncPositions.load(tracker.store, root: layout.root)
         let held = positions?.held(in: layout) ?? [:]
-        let kept = try backing.root() == layout.root ? positions.flatMap { saved in
+        var kept = try backing.root() == layout.root ? positions.flatMap { saved in
             saved.devices[device] != nil && saved.devices.allSatisfy { $0.value.offset == 0 || held[$0.key] != nil } ? saved : nil
         } : nil
+        // A kept state that cannot be read back whole is rebuilt, as if there were none.
+        var loaded: SyncReplica?
+        if kept != nil {
+            do { loaded = try SyncReplica(loadingFrom: backing) } catch { backing.noteUnreadable(error) }
+            if backing.unreadable != nil { (loaded, kept) = (nil, nil) }
+        }
         writer = try SyncLogWriter(layout: layout, device: device, from: kept?.devices[device])
         if try tracker.store.meta("sync_folder") != folder {  // the store's triggers note changes while this is set
             try tracker.change(recordingStep: false) { try tracker.store.setMeta("sync_folder", folder) }
@@ -33,8 +39,8 @@ public final class SyncEngine {
         // What a power cut took from the log's unflushed tail is put back from the outbox first.
         let keeper = SyncGate.keeper(of: tracker.recorder)
         reappended = try writer.reappend(SyncOutbox.decode(keeper?.slotAttachment?() ?? [], folder: layout.root, device: device))
-        if let kept {
-            replica = try SyncReplica(loadingFrom: backing)
+        if let kept, let loaded {
+            replica = loaded
             reader = SyncLogReader(layout: layout, cursors: kept.devices)
             mergedCursors = kept.devices.filter { $0.key != device }
         } else {
@@ -120,6 +126,10 @@ public final class SyncEngine {
         let records = try writer.append(drafts, wallMilliseconds: wallMilliseconds)
         replica.apply(records)
     }
+
+    /// Why the merged state kept in the store could not be read back, if it could not: it is then
+    /// dropped, and the next start rebuilds it from the folder.
+    public var keptStateProblem: String? { replica.backing?.unreadable }
 
     /// The sequence number of this device's newest record (0 before the first).
     public var lastSequence: Int64 { writer.nextSequence - 1 }
@@ -369,6 +379,8 @@ public final class SyncEngine {
         var devices = foreign
         devices[device] = writer.flushedCursor
         if let backing = replica.backing { try replica.write(to: backing) }
+        // A kept state that could not be read back was dropped with its positions: none are saved.
+        guard replica.backing?.unreadable == nil else { return }
         try SyncPositions(root: layout.root, devices: devices).save(tracker.store)
     }
 

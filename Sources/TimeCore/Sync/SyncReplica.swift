@@ -163,7 +163,9 @@ public struct SyncReplica {
     private func all(_ kind: SyncKind) -> [SyncEntity] {
         let inMemory = entities[kind] ?? [:]
         guard kind == .session, sessionsLeftMemory, let backing else { return Array(inMemory.values) }
-        var merged = Dictionary(((try? backing.entities(kind)) ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var stored: [SyncEntity] = []
+        do { stored = try backing.entities(kind) } catch { backing.noteUnreadable(error) }
+        var merged = Dictionary(stored.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         merged.merge(inMemory) { _, newer in newer }
         return Array(merged.values)
     }
@@ -200,6 +202,12 @@ public struct SyncReplica {
     /// Writes what changed since the last committed write; call inside a transaction, then
     /// `didSave()` once it is committed (if it is not, the next write writes it all again).
     mutating func write(to backing: SyncReplicaStore) throws {
+        // What was read back could not be trusted: the kept state is dropped, not added to.
+        if backing.unreadable != nil {
+            try backing.forget()
+            written = (unsaved, unsavedDevices)
+            return
+        }
         for key in unsaved.keys {
             guard let entity = entities[key.kind]?[key.id] else { continue }
             try backing.write(entity)

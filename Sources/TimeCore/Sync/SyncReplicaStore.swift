@@ -33,6 +33,7 @@ final class SyncReplicaStore {
     func reset(root: String) throws {
         try database.execute("DELETE FROM sync_entities; DELETE FROM sync_devices")
         try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", .text(SyncReplicaStore.rootKey), .text(root))
+        unreadable = nil
     }
 
     func root() throws -> String? {
@@ -41,22 +42,49 @@ final class SyncReplicaStore {
 
     // MARK: Entities
 
+    /// Why a row could not be read back (a read error, a damaged row): from then on the kept
+    /// state is not trusted, and the next write forgets it instead (the next start rebuilds).
+    private(set) var unreadable: String?
+
+    /// Nil when the entity has no row, or its row could not be read (then `unreadable` says why).
     func entity(_ kind: SyncKind, _ id: String) -> SyncEntity? {
-        try? database.queryFirst("SELECT state FROM sync_entities WHERE kind = ? AND id = ?", .text(kind.rawValue), .text(id)) {
-            SyncReplicaStore.decode(kind: kind, id: id, $0.string(0))
-        } ?? nil
+        do {
+            guard let text = try database.queryFirst("SELECT state FROM sync_entities WHERE kind = ? AND id = ?",
+                                                     .text(kind.rawValue), .text(id), row: { $0.string(0) }) else { return nil }
+            return decoded(kind: kind, id: id, text)
+        } catch {
+            unreadable = "\(error)"
+            return nil
+        }
     }
 
     func entities(_ kind: SyncKind) throws -> [SyncEntity] {
-        try database.query("SELECT id, state FROM sync_entities WHERE kind = ?", .text(kind.rawValue)) {
-            SyncReplicaStore.decode(kind: kind, id: $0.string(0), $0.string(1))
-        }.compactMap { $0 }
+        try database.query("SELECT id, state FROM sync_entities WHERE kind = ?", .text(kind.rawValue)) { ($0.string(0), $0.string(1)) }
+            .compactMap { decoded(kind: kind, id: $0.0, $0.1) }
     }
 
     func openSessions() throws -> [SyncEntity] {
-        try database.query("SELECT id, state FROM sync_entities WHERE kind = 'session' AND open = 1") {
-            SyncReplicaStore.decode(kind: .session, id: $0.string(0), $0.string(1))
-        }.compactMap { $0 }
+        try database.query("SELECT id, state FROM sync_entities WHERE kind = 'session' AND open = 1") { ($0.string(0), $0.string(1)) }
+            .compactMap { decoded(kind: .session, id: $0.0, $0.1) }
+    }
+
+    private func decoded(kind: SyncKind, id: String, _ text: String) -> SyncEntity? {
+        guard let entity = SyncReplicaStore.decode(kind: kind, id: id, text) else {
+            unreadable = "the row of \(kind.rawValue) \(id) in sync_entities is damaged"
+            return nil
+        }
+        return entity
+    }
+
+    /// Remembers that a read of the kept state failed (see `unreadable`).
+    func noteUnreadable(_ error: Error) { unreadable = "\(error)" }
+
+    /// Forgets the kept state and the positions that go with it, so that the next start rebuilds
+    /// it from the folder and compares every record with the store (a record applied to a damaged
+    /// entity may not have been written into the store).
+    func forget() throws {
+        try database.execute("DELETE FROM sync_entities; DELETE FROM sync_devices")
+        try database.run("DELETE FROM meta WHERE key IN (?, ?)", .text(SyncReplicaStore.rootKey), .text(SyncPositions.key))
     }
 
     func write(_ entity: SyncEntity) throws {
