@@ -43,14 +43,18 @@ let package = Package(
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         // timectl is started for every keystroke: one static executable (the Swift runtime,
         // libstdc++ and libdbus-1.a linked in) loads no shared library and starts about as fast as
-        // a C program (scripts/bench-timectl.sh). Not a PIE: glibc's static-PIE start-up refuses
-        // the $ORIGIN RUNPATH SwiftPM adds. lld (in the Swift toolchain) links it without gold's
-        // notes about glibc's NSS functions (libdbus calls them only for TCP buses and cookie
-        // authentication, never on a Unix socket). CSystemdClient: what libdbus-1.a needs from
-        // libsystemd (see its client.c).
+        // a C program (scripts/bench-timectl.sh). It is a static PIE (randomised like any PIE) with
+        // RELRO and BIND_NOW: its relocations are applied at start and then made read-only.
+        // glibc's static-PIE start-up refuses any RUNPATH, and SwiftPM gives every executable
+        // $ORIGIN, so scripts/ld-static-pie runs lld without it. lld (in the Swift toolchain) links
+        // it without gold's notes about glibc's NSS functions (libdbus calls them only for TCP
+        // buses and cookie authentication, never on a Unix socket). CSystemdClient: what
+        // libdbus-1.a needs from libsystemd (see its client.c).
         .target(name: "CSystemdClient"),
         .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeJSON", "CDBus", "TimeVersion", "CSystemdClient"],
-                          linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]),
+                          linkerSettings: [.unsafeFlags(["-static-executable", "-Xclang-linker", "-static-pie",
+                                                         "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/scripts/ld-static-pie",
+                                                         "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
         .executableTarget(name: "time-bench", dependencies: ["TimeCore", "DBusKit"]),
 
