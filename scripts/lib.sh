@@ -5,9 +5,13 @@
 BUILD_PACKAGES="pkg-config libdbus-1-dev libglib2.0-dev libnotify-dev libsqlite3-dev"
 # Building the Debian package and checking it (scripts/package-deb.sh, scripts/test-deb.sh).
 DEB_PACKAGES="debhelper dpkg-dev lintian man-db"
-TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps zsh fish librsvg2-2 librsvg2-bin"
+TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd binutils sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps zsh fish librsvg2-2 librsvg2-bin"
 # The peers the import tests drive (scripts/test-exchange.sh); PyPI's td-watson and icalendar go in a venv.
 EXCHANGE_PACKAGES="timewarrior hamster-time-tracker python3-venv sqlite3 dbus-daemon"
+
+# dbus-broker as the session bus (scripts/test-dbus-broker.sh): the broker, systemd-socket-activate
+# (systemd) and unshare (util-linux) to run it without systemd.
+BROKER_PACKAGES="dbus-broker systemd util-linux"
 
 # The real panels the tray is tested on (scripts/test-tray.sh).
 TRAY_PACKAGES="dbus-daemon dbus-bin xvfb imagemagick xdotool xfce4-panel adwaita-icon-theme fonts-dejavu-core sway waybar grim passwd util-linux procps"

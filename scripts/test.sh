@@ -24,6 +24,9 @@ status=${PIPESTATUS[0]}
 set -e
 [ "$status" -eq 0 ] || { say "swift test failed (full log: $TIME_TEST_OUTPUT/swift-test.log)"; exit "$status"; }
 
+say "== The same client and contract tests on dbus-broker"
+scripts/test-dbus-broker.sh --no-build
+
 say "== Data-safety checks"
 scripts/test-data-safety.sh --no-build
 

@@ -85,6 +85,14 @@ public final class BusConnection {
         return String(cString: name)
     }
 
+    /// The id the server answered the authentication with: what an address' `guid=` must name.
+    /// (dbus-daemon's equals its GetId; dbus-broker gives each listening socket an id of its own.)
+    public var serverID: String? {
+        guard let raw, let id = dbus_connection_get_server_id(raw) else { return nil }
+        defer { dbus_free(id) }
+        return String(cString: id)
+    }
+
     public var isConnected: Bool {
         guard let raw else { return false }
         return dbus_connection_get_is_connected(raw) != 0

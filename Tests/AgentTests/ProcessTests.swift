@@ -46,7 +46,8 @@ final class ProcessTests: XCTestCase {
     }
 
     func testDBusActivationThroughTheServiceFileStartsTheAgentOnTheFirstCall() throws {
-        let bus = try PrivateBus()
+        // dbus-daemon reads activation files itself (dbus-broker hands activation to systemd).
+        let bus = try PrivateBus(kind: .dbusDaemon)
         defer { bus.stop() }
         let data = TemporaryDirectory("time-activated")
         defer { data.remove() }

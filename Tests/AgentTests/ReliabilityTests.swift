@@ -203,7 +203,8 @@ final class ReliabilityTests: XCTestCase {
         let folder = TemporaryDirectory("time-bus-restart")
         defer { folder.remove() }
         let data = folder.file("data"), activatedLog = folder.file("activated.log")
-        var bus = try PrivateBus()
+        // Activation from a service file: dbus-daemon's (dbus-broker hands it to systemd).
+        var bus = try PrivateBus(kind: .dbusDaemon)
         let agent = try AgentProcess(bus: bus, dataDirectory: data)
         defer { agent.terminate() }
         var client = try bus.connect()
@@ -231,7 +232,7 @@ final class ReliabilityTests: XCTestCase {
                 XCTAssertEqual(log.components(separatedBy: "stopped; the store was closed cleanly").count - 1, round - 1, log)
             }
 
-            bus = try PrivateBus()
+            bus = try PrivateBus(kind: .dbusDaemon)
             try bus.installService(name: AgentProcess.busName,
                                    exec: "/bin/sh -c 'exec \(Products.agent) --data-dir \(data) --no-notifications >>\(activatedLog) 2>&1'")
             client = try bus.connect()

@@ -24,21 +24,27 @@ extension CommandResult {
     }
 }
 
-/// A private session bus for one test. With `activation`, its service folder holds an activation
-/// file that starts the built time-agent with its own data folder, so the first call starts the
-/// agent exactly as on a desktop.
+/// A private session bus for one test. With `activation`, the first call starts the built
+/// time-agent with its own data folder, exactly as on a desktop: an activation file in the bus'
+/// service folder. dbus-broker activates only through systemd, which a test has not got: there
+/// the fixture does what activation would, starting the agent (same data folder, zone and
+/// environment) before a client of the test runs while no agent owns the name.
 final class TestBus {
     static let timeZone = "Europe/Berlin"
     let bus: PrivateBus
     let dataDirectory: String
     var address: String { bus.address }
+    private let activation: Bool
+    /// The agent this fixture started itself (on a bus that cannot activate it).
+    private var agent: AgentProcess?
 
-    init(activation: Bool = true) throws {
+    init(activation: Bool = true, socket: PrivateBus.Socket = .path) throws {
         try Binaries.check()
-        bus = try PrivateBus()
+        bus = try PrivateBus(socket: socket)
+        self.activation = activation
         dataDirectory = bus.directory.file("data")
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        if activation {
+        if activation && bus.canActivate {
             // The activated agent gets the daemon's environment, not a test's: env sets its zone.
             let agent = "\(Products.agent) --data-dir \(dataDirectory) --no-notifications"
             try bus.installService(name: AgentProcess.busName,
@@ -46,8 +52,23 @@ final class TestBus {
         }
     }
 
-    /// The environment every timectl of the test runs with.
-    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+    /// Whether the bus itself starts the agent on the first call (dbus-daemon), or the fixture
+    /// does it in the bus' stead (dbus-broker).
+    var activates: Bool { bus.canActivate }
+
+    /// Activation in the bus' stead: the agent starts, as its activation file would start it,
+    /// when a client is about to run and no agent owns the name.
+    private func activateInTheBusStead() throws {
+        guard activation, !activates, agentPID() == nil else { return }
+        if let agent { agent.terminate() }
+        agent = try AgentProcess(bus: bus, dataDirectory: dataDirectory, arguments: ["--no-notifications"],
+                                 environment: ["TZ": TestBus.timeZone, "TIME_TRACKER_DATA_DIR": dataDirectory])
+    }
+
+    /// The environment every timectl of the test runs with (on a bus that cannot activate, the
+    /// agent is started first: see `activateInTheBusStead`).
+    func environment(_ extra: [String: String] = [:]) throws -> [String: String] {
+        try activateInTheBusStead()
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         environment["TZ"] = TestBus.timeZone
@@ -78,8 +99,12 @@ final class TestBus {
 
     /// Stops the agent (SIGTERM) and waits until its name is gone.
     func stopAgent() {
-        guard let pid = agentPID() else { return }
-        kill(pid, SIGTERM)
+        if let agent {
+            agent.terminate()
+            self.agent = nil
+        } else if let pid = agentPID() {
+            kill(pid, SIGTERM)
+        }
         wait(seconds: 5) { agentPID() == nil }
     }
 

@@ -300,7 +300,7 @@ final class NewcomerTests: XCTestCase {
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { $0.hasPrefix("timectl ") }
         XCTAssertGreaterThan(lines.count, 8)
-        var environment = bus.environment()
+        var environment = try bus.environment()
         environment["PATH"] = URL(fileURLWithPath: Products.timectl).deletingLastPathComponent().path + ":/usr/bin:/bin"
         for line in lines {
             let result = try Command.run("/bin/sh", ["-c", line], exactEnvironment: environment, timeout: 20)
