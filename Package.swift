@@ -41,19 +41,16 @@ let package = Package(
         .target(name: "ChartRaster", dependencies: ["CGLib"]),
         .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "Tray", "ChartRaster", "CGLib", "TimeVersion"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
-        // timectl is started for every keystroke: one static executable (the Swift runtime,
-        // libstdc++ and libdbus-1.a linked in) loads no shared library and starts about as fast as
-        // a C program (scripts/bench-timectl.sh). It is a static PIE (randomised like any PIE) with
-        // RELRO and BIND_NOW: its relocations are applied at start and then made read-only.
-        // glibc's static-PIE start-up refuses any RUNPATH, and SwiftPM gives every executable
-        // $ORIGIN, so scripts/ld-static-pie runs lld without it. lld (in the Swift toolchain) links
-        // it without gold's notes about glibc's NSS functions (libdbus calls them only for TCP
-        // buses and cookie authentication, never on a Unix socket). CSystemdClient: what
-        // libdbus-1.a needs from libsystemd (see its client.c).
+        // timectl is started for every keystroke: glibc is its only shared library (the Swift
+        // runtime, libstdc++ and libdbus-1.a are linked in; scripts/ld-timectl says how), so it
+        // starts about as fast as a C program (scripts/bench-timectl.sh), where libdbus-1.so would
+        // load libsystemd and six more. A PIE with RELRO and BIND_NOW, like every binary of the
+        // package (lintian wants no override: a static PIE passes for a shared library without
+        // dependencies there). CSystemdClient: what libdbus-1.a needs from libsystemd (see its client.c).
         .target(name: "CSystemdClient"),
         .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeJSON", "CDBus", "TimeVersion", "CSystemdClient"],
-                          linkerSettings: [.unsafeFlags(["-static-executable", "-Xclang-linker", "-static-pie",
-                                                         "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/scripts/ld-static-pie",
+                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xclang-linker", "-static-libgcc",
+                                                         "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/scripts/ld-timectl",
                                                          "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
         .executableTarget(name: "time-bench", dependencies: ["TimeCore", "DBusKit"]),

@@ -48,7 +48,7 @@ timectl="$bin/timectl"
 send="dbus-send --session --print-reply --dest=io.github.timetracker.Time1 /io/github/timetracker/Time1 io.github.timetracker.Time1"
 "$timectl" start Writing >/dev/null 2>&1   # activates the agent and creates the project
 
-# What each loads before its first instruction: timectl is one static executable (Package.swift).
+# What each loads before its first instruction: timectl loads glibc alone (Package.swift).
 libraries() { { ldd "$1" 2>/dev/null || true; } | grep -c '=>' || true; }
 say "shared libraries loaded: timectl $(libraries "$timectl"), dbus-send $(libraries "$(command -v dbus-send)")"
 say "timectl ($configuration build) against dbus-send, same agent, $runs runs each:"

@@ -1,5 +1,6 @@
-// timectl is one static executable (Package.swift: it starts in a fraction of the time a program
-// that loads libstdc++, libdbus and libsystemd's libraries takes). Debian ships libdbus-1.a, but
+// timectl links libdbus-1.a in, with glibc its only shared library (Package.swift: it starts in a
+// fraction of the time a program that loads libstdc++, libdbus and libsystemd's libraries takes).
+// Debian ships libdbus-1.a, but
 // no static libsystemd, and libdbus-1.a's dbus-sysdeps-unix.o names two libsystemd functions, used
 // only by a bus *server* started by systemd's socket activation (a "systemd:" listen address).
 // timectl is a client and never listens, so these answer what libsystemd answers in a process
