@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs time-agent, timectl and their desktop files under a prefix (default ~/.local):
-#   scripts/install.sh [--prefix DIR] [--autostart]     install (or update)
+#   scripts/install.sh [--prefix DIR] [--autostart]     install (or update); --autostart: start
+#                                          the agent at login (an XDG autostart entry, as the package)
 #   scripts/install.sh [--prefix DIR] --uninstall       remove what install put there
 #   --debug installs the debug build (what scripts/test.sh already built), for testing
-# The systemd user unit goes to ~/.config/systemd/user (for a user prefix) so that
-# `systemctl --user enable --now time-agent` works; D-Bus activation needs no enabling.
+# The systemd user unit goes to ~/.config/systemd/user (for a user prefix), where D-Bus
+# activation finds it (SystemdService=); it needs no enabling.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -20,7 +21,7 @@ while [ $# -gt 0 ]; do
         --uninstall) action=uninstall ;;
         --autostart) autostart=yes ;;
         --debug) configuration=debug ;;
-        -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "install.sh: unknown option $1 (see --help)"; exit 2 ;;
     esac
     shift
@@ -85,7 +86,9 @@ put "$tmp/app.desktop" "$prefix/share/applications/io.github.timetracker.Time.de
 [ -f completions/_timectl ] && put completions/_timectl "$prefix/share/zsh/site-functions/_timectl" 644
 [ -f completions/timectl.fish ] && put completions/timectl.fish "$prefix/share/fish/vendor_completions.d/timectl.fish" 644
 if [ "$autostart" = yes ]; then
-    sed "s|^Exec=.*|Exec=$prefix/bin/time-agent|" desktop/time-agent-autostart.desktop > "$tmp/autostart"
+    # The package's entry (debian/rules), for this user: D-Bus activation at login.
+    sed -e '/^# Installers rewrite/d' -e "s|^Exec=time-agent|Exec=$prefix/bin/time-agent|" \
+        -e "s|^TryExec=.*|TryExec=$prefix/bin/time-agent|" desktop/time-agent-autostart.desktop > "$tmp/autostart"
     put "$tmp/autostart" "$autostart_dir/time-agent.desktop" 644
 fi
 command -v systemctl >/dev/null 2>&1 && systemctl --user daemon-reload >/dev/null 2>&1 || true

@@ -23,7 +23,7 @@ if [ "$(id -u)" -ne 0 ] && ! unshare --map-root-user --mount true 2>/dev/null; t
     exit 0
 fi
 
-tests='TimectlTests|DBusKitTests|AgentTests\.(PropertiesTests|TimerStateTests|ArgumentTests|IntrospectionTests|UndoAgentTests|ConcurrencyTests)'
+tests='TimectlTests|DBusKitTests|AgentTests\.(PropertiesTests|TimerStateTests|ArgumentTests|IntrospectionTests|UndoAgentTests|ConcurrencyTests|LoginStartTests)'
 output="${TIME_TEST_OUTPUT:-$PWD/.build/test-output}"
 mkdir -p "$output"
 set +e

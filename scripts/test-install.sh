@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the debug build into a throwaway HOME, lets a private session bus start the installed
-# agent through the installed D-Bus activation file, then uninstalls and checks nothing is left.
+# Installs the debug build into a throwaway HOME (with --autostart), runs the login's command that
+# systemd-xdg-autostart-generator makes of the installed autostart entry, so that a private session
+# bus starts the installed agent through the installed D-Bus activation file, then uninstalls and
+# checks nothing is left.
 # Run by scripts/test.sh after the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +27,10 @@ for file in bin/time-agent bin/timectl share/dbus-1/services/io.github.timetrack
 done
 [ -f "$home/.config/systemd/user/time-agent.service" ] || fail "the systemd user unit was not installed"
 [ -f "$home/.config/autostart/time-agent.desktop" ] || fail "the autostart entry was not installed"
+grep -qx "Exec=$prefix/bin/time-agent --activate" "$home/.config/autostart/time-agent.desktop" \
+    || fail "the autostart entry does not start the installed agent through the bus"
+grep -qx "TryExec=$prefix/bin/time-agent" "$home/.config/autostart/time-agent.desktop" \
+    || fail "the autostart entry's TryExec is not the installed agent"
 grep -qx "Exec=$prefix/bin/time-agent" "$prefix/share/dbus-1/services/io.github.timetracker.Time1.service" \
     || fail "the activation file does not point at the installed agent"
 grep -qx "ExecStart=$prefix/bin/time-agent" "$home/.config/systemd/user/time-agent.service" \
@@ -46,6 +52,27 @@ output="$(HOME="$home" dbus-daemon --config-file="$home/bus.conf" --fork --print
 address="$(sed -n 1p <<<"$output")"
 bus_pid="$(sed -n 2p <<<"$output")"
 export DBUS_SESSION_BUS_ADDRESS="$address"
+
+# The login start, as systemd's generator makes it of the user's autostart entry: its command
+# has the bus start the installed agent.
+generator=/usr/lib/systemd/user-generators/systemd-xdg-autostart-generator
+if [ -x "$generator" ]; then
+    mkdir -p "$home/generated"
+    HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_CONFIG_DIRS="$home/no-system-entries" \
+        "$generator" "$home/generated" "$home/generated" "$home/generated" 2> "$home/generator.log" || fail "the generator failed"
+    unit="$home/generated/app-time\\x2dagent@autostart.service"
+    [ -f "$unit" ] || fail "the generator made no unit of the autostart entry: $(cat "$home/generator.log")"
+    login="$(sed -n 's/^ExecStart=:\{0,1\}//p' "$unit")"
+    [ "$login" = "$prefix/bin/time-agent --activate" ] || fail "the login would run: $login"
+    # shellcheck disable=SC2086
+    HOME="$home" $login 2> "$home/login.log" || fail "the login's command failed: $(cat "$home/login.log")"
+    owner_pid="$(dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.GetConnectionUnixProcessID string:io.github.timetracker.Time1 | awk '{print $2}')"
+    [ -n "$owner_pid" ] || fail "no agent runs after the login's command"
+    ! tr '\0' ' ' < "/proc/$owner_pid/cmdline" | grep -q -- --activate || fail "the login's command became the agent: the bus did not start it"
+else
+    say "install check: the login start is not checked: $generator is missing (Debian package systemd)"
+fi
 status="$(HOME="$home" "$prefix/bin/timectl" status --format json)" || fail "timectl could not reach an activated agent"
 grep -q '"state"' <<<"$status" || fail "unexpected status: $status"
 HOME="$home" "$prefix/bin/timectl" projects add Installed > /dev/null || fail "the activated agent refused a change"
@@ -56,4 +83,4 @@ run_install --uninstall > "$home/uninstall.log" 2>&1 || fail "install.sh --unins
 left="$(find "$prefix/bin" "$prefix/share" "$home/.config" -type f 2>/dev/null | grep -v '/time-tracker/' || true)"
 [ -z "$left" ] || fail "uninstall left: $left"
 [ -f "$home/.local/share/time-tracker/time.sqlite" ] || fail "uninstall removed the user's data"
-say "install check: installed, activated over D-Bus, uninstalled; the data was kept"
+say "install check: installed, started as at a login and over D-Bus, uninstalled; the data was kept"

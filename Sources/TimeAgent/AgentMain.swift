@@ -10,7 +10,7 @@ public enum AgentMain {
 
     The Time session agent: owns the desktop-wide timer and your time-tracking data, and serves
     them on the session bus as io.github.timetracker.Time1 (see timectl(1)). Usually started by
-    D-Bus activation or the systemd user unit time-agent.service, not by hand.
+    D-Bus activation (the login's autostart entry asks for it with --activate), not by hand.
 
     Options:
       --data-dir DIR         keep the data in DIR (default: $TIME_TRACKER_DATA_DIR, else
@@ -18,13 +18,16 @@ public enum AgentMain {
       --no-notifications     do not show desktop notifications
       --no-tray              do not show the tray icon (StatusNotifierItem)
       --verbose              log debugging details to stderr
+      --activate             ask the session bus to start the agent (D-Bus activation: through
+                             systemd's time-agent.service where the bus uses systemd), and exit
+                             once it runs; serve in this process when the bus cannot start it
       --print-introspection  print the D-Bus introspection XML the agent serves, and exit
       --help                 show this help, and exit
       --version              show the version, and exit
 
-    Exit status: 0 after a clean shutdown (SIGTERM, SIGINT, or the session bus closing),
-    1 when the agent cannot start (another agent is running, no session bus, unusable data
-    folder), 2 on a usage error.
+    Exit status: 0 after a clean shutdown (SIGTERM, SIGINT, or the session bus closing), or with
+    --activate once the bus started the agent (or it was running); 1 when the agent cannot start
+    (another agent is running, no session bus, unusable data folder); 2 on a usage error.
     """
 
     struct Options {
@@ -33,6 +36,7 @@ public enum AgentMain {
         var tray = true
         var verbose = false
         var printIntrospection = false
+        var activate = false
     }
 
     enum ParseResult { case run(Options), exit(Int32) }
@@ -49,6 +53,7 @@ public enum AgentMain {
             case "--no-notifications": options.notifications = false
             case "--no-tray": options.tray = false
             case "--print-introspection": options.printIntrospection = true
+            case "--activate": options.activate = true
             case "--data-dir":
                 guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else {
                     return usageError("--data-dir needs a folder")
@@ -96,6 +101,12 @@ public enum AgentMain {
         }
         Log.verbose = options.verbose
         signal(SIGPIPE, SIG_IGN)
+        if options.activate {
+            switch BusActivation.start() {
+            case .running: return 0
+            case .serveHere(let reason): Log.info("\(reason); serving in this process")
+            }
+        }
 
         let directory = DataDirectory.resolve(explicit: options.dataDirectory)
         let home: DataHome

@@ -2,7 +2,8 @@
 // IdleMonitor (on DBUS_SESSION_BUS_ADDRESS), served over DBusKit for the away tests, so the
 // agent's real signal paths run. A test drives it through io.github.timetracker.TestDesktop on
 // the system bus: Sleep, SetLocked, FireIdle, FireActive, Vanish, Return, and reads back
-// what the agent did (inhibitors held, watches added).
+// what the agent did (inhibitors held, watches added). With --status-notifier-watcher, a tray
+// watcher instead (Watcher.swift).
 import CGLib
 import DBusKit
 import Glibc
@@ -166,15 +167,26 @@ final class FakeDesktop {
 }
 
 signal(SIGPIPE, SIG_IGN)
-let desktop: FakeDesktop
-do {
-    desktop = try FakeDesktop()
-} catch {
+func failed(_ error: any Error) -> Never {
     let line = "time-fake-desktop: \(error)\n"
     _ = line.withCString { write(2, $0, strlen($0)) }
     exit(1)
 }
 let loop = g_main_loop_new(nil, 0)
+if CommandLine.arguments.dropFirst().first == "--status-notifier-watcher" {
+    let watcher: FakeWatcher
+    do { watcher = try FakeWatcher() } catch { failed(error) }
+    watcher.session.onDisconnect = { g_main_loop_quit(loop) }
+    g_main_loop_run(loop)
+    withExtendedLifetime(watcher) {}
+    exit(0)
+}
+let desktop: FakeDesktop
+do {
+    desktop = try FakeDesktop()
+} catch {
+    failed(error)
+}
 desktop.system.onDisconnect = { g_main_loop_quit(loop) }
 desktop.session.onDisconnect = { g_main_loop_quit(loop) }
 g_main_loop_run(loop)
