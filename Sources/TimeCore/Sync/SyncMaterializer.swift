@@ -6,14 +6,17 @@ struct SyncMaterializer {
     let store: Store
     let replica: SyncReplica
     let device: String
-    /// Rule 3's same-name representatives, worked out once per batch (not once per session).
-    private let categoryTargets: [String: String]
-    private let projectTargets: [String: String]
+    /// What the store holds of each entity: the one form the publisher compares with.
+    private let projection: SyncProjection
+    private var categoryTargets: [String: String] { projection.categoryTargets }
+    private var projectTargets: [String: String] { projection.projectTargets }
 
     init(store: Store, replica: SyncReplica, device: String) {
         self.store = store; self.replica = replica; self.device = device
-        categoryTargets = replica.representatives(.category)
-        projectTargets = replica.representatives(.project)
+        // Categories are reconciled first, so every live one has its row when projects are written.
+        projection = SyncProjection(replica: replica) { gid in
+            (try? store.database.queryFirst("SELECT 1 FROM categories WHERE gid = ?", .text(gid)) { _ in true }) == true
+        }
     }
 
     func apply(_ changed: [(SyncKind, String)]) throws {
@@ -60,7 +63,8 @@ struct SyncMaterializer {
     }
 
     private func write(_ kind: SyncKind, _ row: Int64?, _ entity: SyncEntity) throws {
-        let name = entity["name"]?.stringValue ?? ""
+        let fields = projection.fields(entity)
+        let name = fields["name"]?.stringValue ?? ""
         if kind == .category {
             if let row {
                 try store.database.run("UPDATE categories SET name = ?, name_key = ? WHERE id = ?",
@@ -70,11 +74,10 @@ struct SyncMaterializer {
             }
             return
         }
-        let categoryGID = entity["category"]?.stringValue ?? ""
-        let categoryTarget = categoryTargets[categoryGID] ?? categoryGID
-        let project = Project(id: row ?? 0, name: name, color: entity["color"]?.stringValue ?? "#3465a4",
-                              categoryID: categoryTarget.isEmpty ? nil : try rowID(.category, categoryTarget),
-                              archived: entity["archived"]?.boolValue ?? false, globalID: entity.id)
+        let category = fields["category"]?.stringValue ?? ""
+        let project = Project(id: row ?? 0, name: name, color: fields["color"]?.stringValue ?? SyncProjection.defaultColor,
+                              categoryID: category.isEmpty ? nil : try rowID(.category, category),
+                              archived: fields["archived"]?.boolValue ?? false, globalID: entity.id)
         if row != nil { try store.updateProject(project) } else { _ = try store.insertProject(project) }
     }
 
@@ -112,19 +115,16 @@ struct SyncMaterializer {
         guard let entity = replica.entity(.session, gid), entity.created != nil else { return }
         let existing = try rowID(.session, gid).flatMap { try store.session(id: $0) }
         let elsewhere = entity["end"]?.isNull == true && entity["origin"]?.stringValue != device
-        let projectGID = entity["project"]?.stringValue ?? ""
-        let projectRow = try rowID(.project, projectTargets[projectGID] ?? projectGID)
+        let fields = projection.fields(entity)
+        let projectRow = try rowID(.project, fields["project"]?.stringValue ?? "")
         guard entity.isLive, !elsewhere, let projectRow else {
             if let existing { try store.deleteSession(existing) }
             return
         }
-        let segments: [Segment] = (entity["segments"]?.arrayValue ?? []).compactMap { pair in
-            guard let values = pair.arrayValue, values.count == 2, let start = values[0].intValue else { return nil }
-            return Segment(start: start, end: values[1].intValue)
-        }
-        var session = WorkSession(id: existing?.id ?? 0, projectID: projectRow, start: entity["start"]?.intValue ?? 0,
-                                  end: entity["end"]?.intValue, unrecordedSeconds: entity["unrecorded"]?.intValue ?? 0,
-                                  note: entity["note"]?.stringValue ?? "", segments: segments, importKey: existing?.importKey ?? "")
+        let segments = SyncProjection.segments(of: entity)
+        var session = WorkSession(id: existing?.id ?? 0, projectID: projectRow, start: fields["start"]?.intValue ?? 0,
+                                  end: fields["end"]?.intValue, unrecordedSeconds: fields["unrecorded"]?.intValue ?? 0,
+                                  note: fields["note"]?.stringValue ?? "", segments: segments, importKey: existing?.importKey ?? "")
         session.globalID = gid
         if let existing {
             if existing != session { try store.updateSession(session, previous: existing, segmentsChanged: existing.segments != segments) }
