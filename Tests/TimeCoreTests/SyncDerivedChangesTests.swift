@@ -120,4 +120,56 @@ final class SyncDerivedChangesTests: SyncTestCase {
             XCTAssertEqual(project.color, "#445566")
         }
     }
+
+    /// A same-name group that splits again (one member renamed away by a device that never saw
+    /// the other) takes its sessions apart as their records say, on every device: the device that
+    /// had folded the rows places them again, and its note edit of such a session in between did
+    /// not publish the project it had re-pointed the session to.
+    func testASplitGroupsSessionsFollowTheirOwnProjectOnEveryDevice() throws {
+        for editedBetween in [false, true] {
+            tearDown()
+            try setUpWithError()
+            let a = try device("a")
+            let b = try device("b")
+            try exchange(a, b)
+            try b.tracker.createProject(name: "fold-x", color: "", category: "")
+            clock.advance(1)
+            let foldA = try a.tracker.createProject(name: "Fold-X", color: "", category: "")
+            _ = try a.tracker.addSession(project: foldA, start: utc(2026, 5, 30, 9), duration: "1h", note: "S")
+            try b.engine.merge(wallMilliseconds: wall)  // b folds A's Fold-X into its fold-x
+            XCTAssertEqual(projectName(b, of: try session(b, note: "S")), "fold-x")
+            clock.advance(10)
+            if editedBetween { try b.tracker.setNote(session: try session(b, note: "S").id, note: "S, noted on b") }
+            clock.advance(1)
+            try a.tracker.updateProject(id: foldA, changes: ProjectChanges(name: "Split"))  // a knows only its own
+            try exchange(a, b)
+            for (name, device) in [("a", a), ("b", b)] {
+                let s = try session(device, note: "S")
+                XCTAssertEqual(projectName(device, of: s), "Split", "S follows its own project on \(name) (edited between: \(editedBetween))")
+                XCTAssertEqual(s.note, editedBetween ? "S, noted on b" : "S")
+            }
+            XCTAssertEqual(Set(a.tracker.projects().map(\.name)), ["Split", "fold-x"])
+        }
+    }
+
+    /// A category deleted long ago does not come back for its projects when a category of the
+    /// same name is made later: that is a new category (rule 3 only joins what lived at once).
+    func testACategoryMadeAgainAfterADeleteDoesNotTakeTheOldOnesProjects() throws {
+        let a = try device("a")
+        let b = try device("b")
+        try a.tracker.addCategory("Internal")
+        try a.tracker.createProject(name: "Blog", color: "", category: "Internal")
+        try exchange(a, b)
+        clock.advance(10)
+        try a.tracker.deleteCategory("Internal")
+        try exchange(a, b)
+        clock.advance(10)
+        try b.tracker.addCategory("internal")
+        try b.tracker.createProject(name: "Ops", color: "", category: "internal")
+        try exchange(a, b)
+        for device in [a, b] {
+            let categoryOf = Dictionary(device.tracker.projects().map { ($0.name, device.tracker.categoryName(of: $0)) }, uniquingKeysWith: { x, _ in x })
+            XCTAssertEqual(categoryOf, ["Blog": "", "Ops": "internal"])
+        }
+    }
 }

@@ -20,10 +20,36 @@ struct SyncMaterializer {
     }
 
     func apply(_ changed: [(SyncKind, String)]) throws {
+        let folded = try SyncMaterializer.foldedProjects(in: store)
         try reconcile(.category)
         try reconcile(.project)
         var seen = Set<String>()
         for (kind, id) in changed where kind == .session && seen.insert(id).inserted { try session(id) }
+        // A project folded into another's row that has left that group since (renamed away by a
+        // device that never saw the other) left its sessions in that row: they are placed again,
+        // so that the store does not depend on whether this device ever saw the fold.
+        for (alias, target) in folded where projection.project(of: alias) != projection.project(of: target) {
+            guard let row = try rowID(.project, projection.project(of: target)) else { continue }
+            let sessions = try store.database.query("SELECT gid FROM sessions WHERE project_id = ? AND gid IS NOT NULL", .integer(row)) { $0.string(0) }
+            for gid in sessions where seen.insert(gid).inserted { try session(gid) }
+        }
+        let now = projectTargets.filter { $0.key != $0.value }
+        if now != folded { try SyncMaterializer.saveFolded(now, in: store) }
+    }
+
+    /// Meta key: every project whose row was folded into another's, as the store was last
+    /// written (derived data, a few entries; kept across a roll-forward, see SyncStore).
+    static let foldedKey = "sync_folded_projects"
+
+    static func foldedProjects(in store: Store) throws -> [String: String] {
+        guard let text = try store.meta(foldedKey), case .object(let members)? = try? JSON.parse(text) else { return [:] }
+        var folded: [String: String] = [:]
+        for (alias, target) in members { if let target = target.stringValue { folded[alias] = target } }
+        return folded
+    }
+
+    private static func saveFolded(_ folded: [String: String], in store: Store) throws {
+        try store.setMeta(foldedKey, JSON.sortedObject(folded.mapValues(JSON.string)).serialized)
     }
 
     private var table: (SyncKind) -> String { { $0 == .category ? "categories" : "projects" } }

@@ -86,8 +86,9 @@ enum SyncStore {
     }
 
     /// The keys of `meta` that are sync's: this device's id and name, the folder, what was
-    /// published, the positions and the folder of the merged state kept.
-    static let settingsKeys = ["sync_device", "sync_name", "sync_folder", SyncEngine.publishedKey, SyncPositions.key, SyncReplicaStore.rootKey]
+    /// published, the positions, the folder of the merged state kept and the projects folded.
+    static let settingsKeys = ["sync_device", "sync_name", "sync_folder", SyncEngine.publishedKey, SyncPositions.key,
+                               SyncReplicaStore.rootKey, SyncMaterializer.foldedKey]
 
     static func settings(of store: Store) throws -> [(String, String)] {
         try settingsKeys.compactMap { key in try store.meta(key).map { (key, $0) } }
