@@ -172,4 +172,47 @@ final class SyncDerivedChangesTests: SyncTestCase {
             XCTAssertEqual(categoryOf, ["Blog": "", "Ops": "internal"])
         }
     }
+
+    /// Undo of a delete that other devices have merged: a delete wins for good (rule 2), so the
+    /// session comes back as a new one, on every device; redo deletes it again, and undo once more
+    /// brings it back. An undo whose step another device's edit touched since is refused whole.
+    func testUndoingADeleteBringsTheSessionBackEverywhereAndRedoDeletesItAgain() throws {
+        let a = try device("a")
+        let b = try device("b")
+        let project = try a.tracker.createProject(name: "Client A", color: "", category: "")
+        _ = try a.tracker.addSession(project: project, start: utc(2026, 5, 30, 9), duration: "1h", note: "S")
+        try exchange(a, b)
+        clock.advance(10)
+        try a.tracker.deleteSession(id: try session(a, note: "S").id)
+        try exchange(a, b)
+        XCTAssertEqual(try b.tracker.store.allSessions().count, 0)
+
+        clock.advance(10)
+        XCTAssertEqual(try a.tracker.undo(), try XCTUnwrap(a.tracker.history(count: 1).first).description)
+        try exchange(a, b)
+        for device in [a, b] {
+            let back = try session(device, note: "S")
+            XCTAssertEqual([back.start, back.end], [utc(2026, 5, 30, 9), utc(2026, 5, 30, 10)])
+        }
+        XCTAssertEqual(try session(a, note: "S").globalID, try session(b, note: "S").globalID, "one session, a new one")
+
+        clock.advance(10)
+        try a.tracker.redo()
+        try exchange(a, b)
+        XCTAssertEqual(try a.tracker.store.allSessions().count + b.tracker.store.allSessions().count, 0, "deleted again")
+        clock.advance(10)
+        try a.tracker.undo()
+        try exchange(a, b)
+        XCTAssertEqual(try b.tracker.store.allSessions().map(\.note), ["S"], "back again")
+
+        // An edit made elsewhere since the step: undoing it would overwrite that edit, so it is refused.
+        clock.advance(10)
+        try a.tracker.setNote(session: try session(a, note: "S").id, note: "S, noted on a")
+        try exchange(a, b)
+        clock.advance(10)
+        try b.tracker.setNote(session: try session(b, note: "S").id, note: "S, noted on b")
+        try exchange(a, b)
+        assertTrackerError("StorageFailure", try a.tracker.undo())
+        XCTAssertEqual(try session(a, note: "S").note, "S, noted on b")
+    }
 }
