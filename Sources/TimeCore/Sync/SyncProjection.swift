@@ -5,28 +5,59 @@
 /// store with it, so what the device derived is never mistaken for a change of the person's.
 struct SyncProjection {
     let replica: SyncReplica
-    /// Rule 3's same-name representatives, worked out once (not once per entity).
-    let categoryTargets: [String: String]
-    let projectTargets: [String: String]
     /// Whether the store holds a category row with this global id (the merge has written every
     /// live one; a change under way may have deleted one).
     let storeHasCategory: (String) -> Bool
+    private let groups: Groups
 
     init(replica: SyncReplica, storeHasCategory: @escaping (String) -> Bool) {
         self.replica = replica
         self.storeHasCategory = storeHasCategory
-        categoryTargets = replica.representatives(.category)
-        projectTargets = replica.representatives(.project)
+        groups = Groups(replica: replica)
     }
+
+    /// Rule 3's same-name representatives, worked out once and only when asked for (a change of
+    /// the timer or of a note never needs them).
+    private final class Groups {
+        let replica: SyncReplica
+        init(replica: SyncReplica) { self.replica = replica }
+        lazy var categories = replica.representatives(.category)
+        lazy var projects = replica.representatives(.project)
+    }
+
+    var categoryTargets: [String: String] { groups.categories }
+    var projectTargets: [String: String] { groups.projects }
 
     static let defaultColor = "#3465a4"
 
+    /// The fields the store holds of each kind.
+    static let names: [SyncKind: [String]] = [
+        .category: ["name"], .project: ["name", "color", "category", "archived"],
+        .session: ["project", "start", "end", "note", "unrecorded", "segments"],
+    ]
+
     func fields(_ entity: SyncEntity) -> [String: JSON] {
-        switch entity.kind {
-        case .category: return ["name": .string(entity["name"]?.stringValue ?? "")]
-        case .project: return project(entity)
-        case .session: return session(entity)
-        case .device: return entity.fields.mapValues(\.value)
+        guard let names = SyncProjection.names[entity.kind] else { return entity.fields.mapValues(\.value) }
+        var fields: [String: JSON] = [:]
+        for name in names { fields[name] = field(name, of: entity) }
+        return fields
+    }
+
+    /// One field of the store's form; only what it needs is worked out (a change of the timer or
+    /// of a note never needs the same-name groups).
+    func field(_ name: String, of entity: SyncEntity) -> JSON? {
+        let value = entity[name]
+        switch (entity.kind, name) {
+        case (.category, "name"), (.project, "name"), (.session, "note"): return .string(value?.stringValue ?? "")
+        case (.project, "color"): return .string(value?.stringValue ?? SyncProjection.defaultColor)
+        case (.project, "category"): return .string(category(of: value?.stringValue ?? ""))
+        case (.project, "archived"): return .bool(value?.boolValue ?? false)
+        case (.session, "project"): return .string(project(of: value?.stringValue ?? ""))
+        case (.session, "start"), (.session, "unrecorded"): return .int(value?.intValue ?? 0)
+        case (.session, "end"): return value?.intValue.map(JSON.int) ?? .null
+        case (.session, "segments"):
+            return .array(SyncProjection.segments(of: entity).map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) })
+        default: return value
         }
     }
 
@@ -39,26 +70,6 @@ struct SyncProjection {
         guard !gid.isEmpty else { return "" }
         let target = categoryTargets[gid] ?? gid
         return replica.entity(.category, target)?.isLive == true && storeHasCategory(target) ? target : ""
-    }
-
-    private func project(_ entity: SyncEntity) -> [String: JSON] {
-        [
-            "name": .string(entity["name"]?.stringValue ?? ""),
-            "color": .string(entity["color"]?.stringValue ?? SyncProjection.defaultColor),
-            "category": .string(category(of: entity["category"]?.stringValue ?? "")),
-            "archived": .bool(entity["archived"]?.boolValue ?? false),
-        ]
-    }
-
-    private func session(_ entity: SyncEntity) -> [String: JSON] {
-        [
-            "project": .string(project(of: entity["project"]?.stringValue ?? "")),
-            "start": .int(entity["start"]?.intValue ?? 0),
-            "end": entity["end"]?.intValue.map(JSON.int) ?? .null,
-            "note": .string(entity["note"]?.stringValue ?? ""),
-            "unrecorded": .int(entity["unrecorded"]?.intValue ?? 0),
-            "segments": .array(SyncProjection.segments(of: entity).map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) }),
-        ]
     }
 
     /// A session's segments as records carry them: `[start, end-or-null]` pairs; others are dropped.

@@ -130,8 +130,7 @@ private struct Drafts {
         // Deleted for good (rule 2): an edit here does not bring it back.
         if entity.deleted != nil { return }
         let whole = written.contains(SyncStore.wholeRecord) || written.contains(SyncStore.inserted)
-        let merged = projection.fields(entity)
-        let changed = fields.filter { (whole || written.contains($0.key)) && merged[$0.key] != $0.value }
+        let changed = fields.filter { (whole || written.contains($0.key)) && !merged(entity, $0.key, is: $0.value) }
         if !changed.isEmpty { all.append(SyncDraft(kind: kind, id: id, operation: .set, fields: changed)) }
         // A renamed project or category renames every member of its same-name group (rule 3).
         if let name = changed["name"], kind != .session {
@@ -139,6 +138,17 @@ private struct Drafts {
                 all.append(SyncDraft(kind: kind, id: member, operation: .set, fields: ["name": .string(name.stringValue ?? "")]))
             }
         }
+    }
+
+    /// The store's value of a field is what the merged state says: as recorded, or as this device
+    /// derives it (a reference resolved to its same-name representative or to none, a default for
+    /// a field never recorded). Only those can differ from the recorded value, so only those are
+    /// worked out (a pause compares its segments as they are).
+    private func merged(_ entity: SyncEntity, _ field: String, is value: JSON) -> Bool {
+        let recorded = entity[field]
+        if recorded == value { return true }
+        let derived = recorded == nil || (entity.kind, field) == (.session, "project") || (entity.kind, field) == (.project, "category")
+        return derived && projection.field(field, of: entity) == value
     }
 
     /// A record gone from the store: deleted here. One that lives on as another's alias (folded
