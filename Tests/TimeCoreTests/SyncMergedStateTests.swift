@@ -137,6 +137,7 @@ final class SyncMergedStateTests: SyncTestCase {
                 DROP TABLE sync_entities; DROP TABLE sync_devices; DELETE FROM meta WHERE key = 'sync_replica';
                 PRAGMA user_version = 8;
                 """)
+            try database.execute(v8Notes)
             try database.run("UPDATE meta SET value = ? WHERE key = 'sync_positions'", .text(v8))
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
@@ -287,3 +288,15 @@ final class SyncMergedStateTests: SyncTestCase {
         XCTAssertNil(SyncReplicaStore.decode(kind: .session, id: id, "{\"c\":null"), "a damaged row is no entity")
     }
 }
+
+/// SQL that puts a current store's notes back as v8 kept them (one per record, v8's triggers).
+let v8Notes: String = {
+    var sql = ""
+    for table in ["categories", "projects", "sessions", "segments"] {
+        for event in ["insert", "update", "delete"] { sql += "DROP TRIGGER sync_notes_\(table)_\(event);\n" }
+    }
+    return sql + """
+        DROP TABLE sync_dirty;
+        CREATE TABLE sync_dirty(kind TEXT NOT NULL, gid TEXT NOT NULL, PRIMARY KEY(kind, gid)) WITHOUT ROWID;
+        """ + SyncStore.legacyTriggers()
+}()

@@ -108,6 +108,7 @@ extension SnapshotKeeper {
             if !target.dataID.isEmpty { try store.setMeta("data_id", target.dataID) }
             try store.setMeta("snapshot_state", entry.stateHash)
             try store.setMeta(SnapshotKeeper.sequenceKey, String(entry.sequence))
+            try SyncStore.forgetNotes(in: store)
             try store.commit()
         } catch {
             store.rollback()

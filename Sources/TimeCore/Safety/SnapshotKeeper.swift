@@ -359,7 +359,11 @@ public final class SnapshotKeeper: ChangeRecorder {
         guard problems.isEmpty else { throw RestoreFailure.inconsistent(problems.joined(separator: "; ")) }
         try store.begin()
         do {
+            // Sync's settings are not data (no snapshot holds them): a store rolled forward in
+            // place keeps its device id, folder and positions, so sync goes on as this device.
+            let sync = try SyncStore.settings(of: store)
             try store.removeAll()
+            for (key, value) in sync { try store.setMeta(key, value) }
             for category in state.categories { try store.insertCategory(category) }
             for project in state.projects { _ = try store.insertProject(project, keepingID: true) }
             for session in state.sessions { _ = try store.insertSession(session, keepingID: true) }
@@ -368,6 +372,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
             if let stateHash { try store.setMeta("snapshot_state", stateHash) }
             if let sequence { try store.setMeta(sequenceKey, String(sequence)) }
+            try SyncStore.forgetNotes(in: store)
             try store.commit()
         } catch {
             store.rollback()
