@@ -75,10 +75,12 @@ public final class PrivateBus {
     }
 
     public func stop() {
-        // The server leads its own process group (Foundation's Process starts each child in
-        // one): dbus-broker's launcher, broker and journal reader go together.
-        if server.isRunning { kill(-server.processIdentifier, SIGTERM) }
-        if !wait(seconds: 5, { !server.isRunning }) { kill(-server.processIdentifier, SIGKILL) }
+        // dbus-broker's launcher leads its own process group (Foundation's Process starts each
+        // child in one), with the broker and the journal reader: they go together. dbus-daemon
+        // alone is stopped: what it activated is in its group too, and must see the bus go away.
+        let target = kind == .dbusBroker ? -server.processIdentifier : server.processIdentifier
+        if server.isRunning { kill(target, SIGTERM) }
+        if !wait(seconds: 5, { !server.isRunning }) { kill(target, SIGKILL) }
         server.waitUntilExit()
         directory.remove()
     }
