@@ -42,10 +42,10 @@ scripts/test-tray.sh --no-build
 say "== Sync across devices: two agents, two real Syncthing instances on 127.0.0.1"
 scripts/test-sync.sh --no-build
 
-say "== Install, D-Bus activation of the installed agent, uninstall"
+say "== Install, the login start and D-Bus activation of the installed agent, uninstall"
 scripts/test-install.sh
 
-say "== The Debian package: lintian, install, D-Bus activation, remove, reinstall"
+say "== The Debian package: lintian, hardening, install, the login start, D-Bus activation, remove, reinstall"
 scripts/test-deb.sh
 
 if [ -x scripts/bench.sh ]; then
