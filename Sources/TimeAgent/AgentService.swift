@@ -70,6 +70,7 @@ public final class AgentService {
         guard let status else { return TimerProperties() }
         var properties = TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
         properties.setAway(from: tracker)
+        properties.setPlans(from: tracker)
         properties.canUndo = (try? tracker.canUndo()) ?? ""
         return properties
     }
@@ -234,7 +235,7 @@ public final class AgentService {
                 try self.tracker.setNote(session: try self.session(args, 0), note: args.string(1)); return []
             },
             reading("GetStatus", [], [Argument("status", "a{sv}")],
-                    "The live status computed now: state, project, project_id, color, category, session, elapsed, today, week, note.") { _ in
+                    "The live status computed now: state, project, project_id, color, category, session, elapsed, today, week, week_target, note.") { _ in
                 [try self.statusDictionary()]
             },
             reading("WeeklyReport", [Argument("week", "s"), Argument("format", "s")], [Argument("report", "s")],
@@ -252,7 +253,7 @@ public final class AgentService {
                     "The chart of a week (as WeeklyReport's svg format) rasterised to PNG bytes.") { args in
                 [.array(elementSignature: "y", try WeekPicture.png(try self.tracker.weeklyReport(week: args.string(0))).map { .byte($0) })]
             },
-            reading("ListProjects", [], [Argument("projects", "aa{sv}")], "Every project: id, name, color, category, archived.") { _ in
+            reading("ListProjects", [], [Argument("projects", "aa{sv}")], "Every project: id, name, color, category, archived, rate, weekly_target.") { _ in
                 [.array(elementSignature: "a{sv}", self.tracker.projects().map(self.projectDictionary))]
             },
             changing("CreateProject", [Argument("name", "s"), Argument("color", "s"), Argument("category", "s")], [Argument("id", "t")],
@@ -260,12 +261,14 @@ public final class AgentService {
                 [.uint64(UInt64(try self.tracker.createProject(name: args.string(0), color: args.string(1), category: args.string(2))))]
             },
             changing("UpdateProject", [Argument("id", "t"), Argument("changes", "a{sv}")], [],
-                     "Changes a project: keys name (s), color (s), category (s), archived (b).") { args in
-                let changes = try ChangeSet(args.dictionary(1), allowed: ["name": "s", "color": "s", "category": "s", "archived": "b"],
+                     "Changes a project: keys name (s), color (s), category (s), archived (b), rate (s, a decimal; \"\" for none), weekly_target (t, seconds; 0 for none).") { args in
+                let changes = try ChangeSet(args.dictionary(1), allowed: ["name": "s", "color": "s", "category": "s", "archived": "b",
+                                                                          "rate": "s", "weekly_target": "t"],
                                             what: "UpdateProject")
                 try self.tracker.updateProject(id: try self.project(args, 0), changes: ProjectChanges(
                     name: changes.string("name"), color: changes.string("color"),
-                    category: changes.string("category"), archived: changes.bool("archived")))
+                    category: changes.string("category"), archived: changes.bool("archived"),
+                    rate: changes.string("rate"), weeklyTarget: try Self.weeklyTarget(changes.uint64("weekly_target"))))
                 return []
             },
             reading("ListCategories", [], [Argument("categories", "as")], "Category names, sorted.") { _ in
@@ -306,7 +309,7 @@ public final class AgentService {
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ] + awayMethods + exchangeMethods + undoMethods + syncMethods, properties: [
+        ] + awayMethods + exchangeMethods + undoMethods + syncMethods + reportMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),
@@ -331,7 +334,7 @@ public final class AgentService {
                 self.scheduleReminder()
                 self.tray?.refresh(try? self.tracker.status())
             },
-        ] + awayProperties + syncProperties)
+        ] + awayProperties + syncProperties + planProperties)
     }
 
     /// `ShowWeeklyReport`: the week's totals as a notification with its chart (the tray's middle click too).
@@ -361,6 +364,7 @@ public final class AgentService {
             "elapsed": .uint64(UInt64(max(0, status.session?.activeSeconds(at: now) ?? 0))),
             "today": .uint64(UInt64(max(0, totals.today))),
             "week": .uint64(UInt64(max(0, totals.week))),
+            "week_target": .uint64(UInt64(max(0, tracker.planSettings.weeklyTarget))),
             "note": .string(status.session?.note ?? ""),
         ])
     }
@@ -369,6 +373,7 @@ public final class AgentService {
         .vardict([
             "id": .uint64(UInt64(project.id)), "name": .string(project.name), "color": .string(project.color),
             "category": .string(tracker.categoryName(of: project)), "archived": .bool(project.archived),
+            "rate": .string(project.rateCents.map(Money.rateText) ?? ""), "weekly_target": .uint64(UInt64(max(0, project.weeklyTarget))),
         ])
     }
 
