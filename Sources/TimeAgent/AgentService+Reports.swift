@@ -45,6 +45,11 @@ extension AgentService {
                     "A report over any range (2026-11-25, 2026-W48, 2026-11, 2026, A..B, today, yesterday, this-week, last-week, this-month, last-month, this-year): options format (text, json, csv, timesheet, svg), group (project, category, tag), columns (day, week, month), project (t), tag (s), round (a duration), round_mode (up, nearest, down), decimal (b).") { args in
                 [.string(try self.tracker.report(range: args.string(0), options: try Self.reportOptions(args.dictionary(1))))]
             },
+            reading("ReportPNG", [Argument("range", "s"), Argument("options", "a{sv}")], [Argument("png", "ay")],
+                    "The chart of a report (as Report's svg format; the format option is ignored) rasterised to PNG bytes.") { args in
+                let report = try self.tracker.rangeReport(range: args.string(0), options: try Self.reportOptions(args.dictionary(1)))
+                return [.array(elementSignature: "y", try WeekPicture.png(svg: report.svg).map { .byte($0) })]
+            },
         ]
     }
 

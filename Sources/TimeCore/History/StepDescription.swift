@@ -115,6 +115,11 @@ struct StepDescription {
                 guard case .integer(let cents)? = row.new[ProjectColumn.rate] else { return "Removed the rate of \(name)" }
                 return "Set the rate of \(name) to \(Money.rateText(cents))"
             }
+            if changed == [ProjectColumn.rate, ProjectColumn.target] {
+                let target = row.new[ProjectColumn.target]?.integer ?? 0
+                let rate = row.new[ProjectColumn.rate]?.integer.map { "the rate of \(name) to \(Money.rateText($0))" } ?? "no rate for \(name)"
+                return "Set \(rate) and " + (target == 0 ? "no weekly target" : "its weekly target to \(duration(target))")
+            }
             if changed == [ProjectColumn.target] {
                 let target = row.new[ProjectColumn.target]?.integer ?? 0
                 return target == 0 ? "Removed the weekly target of \(name)" : "Set the weekly target of \(name) to \(duration(target))"
