@@ -14,7 +14,7 @@ public final class AgentService {
     var notifier: Notifier?
     /// Away detection's state (AgentService+Away).
     var away = AwayAgentState()
-    private let minuteLength: Int64
+    let minuteLength: Int64
     private var reminderSource: UInt32 = 0
     private var reminderActiveSeconds: Int64 = 0
     private var shownTimer: TimerNotification?
@@ -24,6 +24,9 @@ public final class AgentService {
     /// The history step of the Stop whose notification offers Undo (AgentService+Undo).
     var stopNoticeStep: Int64?
     let sync = AgentSync()
+    /// The timer for the next weekly target (AgentService+Targets) and the not-tracking reminder (+Untracked).
+    var targets = TargetWatch()
+    var untracked = UntrackedWatch()
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
@@ -48,6 +51,8 @@ public final class AgentService {
 
     public func shutdown() {
         if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
+        for source in [targets.source, untracked.source] where source != 0 { g_source_remove(source) }
+        (targets.source, untracked.source) = (0, 0)
         stopAwayDetection()
         stopSync()
         // The data first: a notification server that hangs must not hold up saving it.
@@ -97,6 +102,8 @@ public final class AgentService {
         scheduleReminder()
         updateTimerNotification(status)
         updateAway()
+        updateTargets(status)
+        updateUntracked(status)
         tray?.refresh(status)
     }
 
@@ -114,7 +121,7 @@ public final class AgentService {
         let since = session.isRunning ? status.runningSince : (session.segments.last?.end ?? session.start)
         let content = TimerNotification(project: project.name, category: status.categoryName,
                                         state: session.isRunning ? .running : .paused,
-                                        since: since, sessionStart: session.start, note: session.note)
+                                        since: since, sessionStart: session.start, note: session.note, week: timerWeekLine(status))
         guard content != shownTimer else { return }
         shownTimer = content
         notifier.showTimer(content)
@@ -158,6 +165,8 @@ public final class AgentService {
             case .undo: undoFromStopNotice()
             case .openDefault, .reminderKeepGoing: break
             case .away(let id, let choice): try resolveAway(id: id, choice: choice)
+            case .untrackedContinue: try continueLastProject()
+            case .untrackedStart: openStartChoice()
             }
         } catch {
             Log.warning("notification action \(action) refused: \(error)")

@@ -32,3 +32,30 @@ extension Tracker {
         return self.project(id: project)?.weeklyTarget ?? 0
     }
 }
+
+/// Which weekly targets were announced as reached in a week (`all` for the overall target, a
+/// project's id for its own), so that each is announced once a week, also across restarts. A
+/// note of what the agent showed, not the person's data: written outside the change gate (no
+/// step, no snapshot); a store rebuilt from a snapshot may announce a target again.
+extension Tracker {
+    private static let announcedKey = "targets_announced"
+
+    public func announcedTargets(inWeek week: String) -> Set<String> {
+        guard let value = try? store.meta(Tracker.announcedKey) else { return [] }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0] == week else { return [] }
+        return Set(parts[1].split(separator: ",").map(String.init))
+    }
+
+    public func noteAnnouncedTargets(_ keys: Set<String>, inWeek week: String) throws {
+        guard readOnlyReason == nil else { return }
+        try store.begin()
+        do {
+            try store.setMeta(Tracker.announcedKey, week + " " + keys.sorted().joined(separator: ","))
+            try store.commit()
+        } catch {
+            store.rollback()
+            throw error
+        }
+    }
+}
