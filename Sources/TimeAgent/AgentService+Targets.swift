@@ -32,6 +32,8 @@ extension AgentService {
     /// After every change: announce what was reached, and set the timer for what will be.
     func updateTargets(_ status: TimerStatus?) {
         if targets.source != 0 { g_source_remove(targets.source); targets.source = 0 }
+        // Without notifications (--no-notifications) nothing is announced, so nothing is noted either.
+        guard notifier != nil else { return }
         let plans = tracker.planSettings
         let planned = tracker.projects().filter { !$0.archived && $0.weeklyTarget > 0 }
         guard plans.weeklyTarget > 0 || !planned.isEmpty, let report = try? tracker.weeklyReport(week: "") else { return }

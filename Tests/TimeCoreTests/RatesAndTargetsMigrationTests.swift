@@ -72,7 +72,7 @@ final class RatesAndTargetsMigrationTests: XCTestCase {
         do {
             let home = try DataHome(directory: folder, clock: Clock1797())
             XCTAssertEqual(home.status, .ok, home.status.message)
-            XCTAssertEqual(try home.tracker.store.database.integerPragma("user_version"), 10)
+            XCTAssertEqual(try home.tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
             XCTAssertEqual(try home.tracker.store.database.query("PRAGMA foreign_key_check") { $0.string(0) }, [])
             try assertTheV9Records(home.tracker)
             // Reports read the migrated store: tags from the notes, the running session up to now.
@@ -88,7 +88,7 @@ final class RatesAndTargetsMigrationTests: XCTestCase {
             XCTAssertEqual(try home.tracker.undo(), "Set the weekly target to 40:00")
             try home.tracker.setUntrackedReminderMinutes(30)
             let newest = try XCTUnwrap(home.keeper?.entries.last?.path)
-            XCTAssertTrue(String(decoding: try Files.read(newest), as: UTF8.self).contains("\"schemaVersion\":10"))
+            XCTAssertTrue(String(decoding: try Files.read(newest), as: UTF8.self).contains("\"schemaVersion\":\(SnapshotFormat.currentVersion)"))
         }
         let reopened = try DataHome(directory: folder, clock: Clock1797())
         XCTAssertEqual(reopened.status, .ok)
@@ -103,7 +103,7 @@ final class RatesAndTargetsMigrationTests: XCTestCase {
         try copySnapshots()
         let home = try DataHome(directory: folder, clock: Clock1797())
         XCTAssertEqual(home.status.state, .restored, home.status.message)
-        XCTAssertEqual(try home.tracker.store.database.integerPragma("user_version"), 10)
+        XCTAssertEqual(try home.tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
         try assertTheV9Records(home.tracker)
         try home.tracker.updateProject(id: 2, changes: ProjectChanges(rate: "0.01"))
         let state = try SnapshotKeeper.state(at: XCTUnwrap(home.keeper?.entries.last?.path))

@@ -64,6 +64,8 @@ final class ReportCommandTests: XCTestCase {
         let weekly = try XCTUnwrap(try bus.runArray(["report", "2026-W45", "--json"], env: clock).json() as? [String: Any])
         XCTAssertEqual(weekly["week"] as? String, "2026-W45", "a week without report options is the weekly report as before")
         XCTAssertEqual(weekly["total"] as? Int, 5820)
+        let month = try ok("report", "2026-11")
+        XCTAssertTrue(month.contains("\n2026-11-02     1:07\n") && !month.contains("…"), "each day's label whole: \(month)")
         let tags = try ok("report", "2026-11", "--by", "tag", "--decimal")
         XCTAssertTrue(tags.contains("Tag rows overlap"), tags)
         XCTAssertTrue(tags.contains("1.12"), tags)

@@ -50,7 +50,7 @@ extension RangeReport {
         let showMoney = groups.contains { $0.amountCents != nil }
         let showTarget = target > 0 || groups.contains { $0.target > 0 }
         let heading = options.grouping.rawValue.prefix(1).uppercased() + options.grouping.rawValue.dropFirst()
-        let nameWidth = min(28, max(7, groups.map { displayName($0).count }.max() ?? 7))
+        let nameWidth = min(28, max(7, (groups.map { displayName($0).count } + columns.map(\.label.count)).max() ?? 7))
         func cell(_ text: String, _ width: Int, right: Bool = true) -> String {
             let shown = text.count > width ? String(text.prefix(width - 1)) + "…" : text
             let padding = String(repeating: " ", count: max(0, width - shown.count))
