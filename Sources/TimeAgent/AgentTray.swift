@@ -66,8 +66,8 @@ final class AgentTray {
     private func draw() {
         stale = false
         let now = service.tracker.clock.now()
-        let today = (try? service.tracker.todayAndWeekSeconds().today) ?? 0
-        let look = TrayLook(status: status, now: now, today: today)
+        let totals = try? service.tracker.todayAndWeekSeconds()
+        let look = TrayLook(status: status, now: now, today: totals?.today ?? 0, week: service.weekProgress(week: totals?.week ?? 0))
         item.update(appearance: look.appearance)
         item.update(menu: menu(look))
         scheduleTick()
@@ -120,7 +120,7 @@ final class AgentTray {
         default:
             if let last = status?.lastProjectName, !last.isEmpty {
                 items.append(TrayMenuItem(id: ID.continueLast, label: "Continue \(last)") { [unowned self] in
-                    self.service.desktopCommand("continue") { _ = try self.service.tracker.toggle() }
+                    self.service.desktopCommand("continue") { try self.service.continueLastProject() }
                 })
             }
         }
@@ -149,9 +149,12 @@ final class AgentTray {
                 self.service.desktopCommand("reminders") { try self.service.tracker.setReminderMinutes(minutes) }
             }
         }
-        items.append(TrayMenuItem(id: ID.reminders, label: "Reminders", children: reminders))
+        items.append(TrayMenuItem(id: ID.reminders, label: "Reminders", children: reminders + untrackedReminderEntries()))
         return items
     }
+
+    /// The Start submenu opened for the person (the not-tracking reminder's `Start…` without a window).
+    func openStartMenu() { item.requestMenuOpening(at: ID.start) }
 
     /// Projects used in the last 30 days, most recent first, then the other active ones by name.
     private func recentProjectsFirst() -> [Project] {
@@ -185,8 +188,9 @@ struct TrayLook {
     var title: String
     var appearance: TrayAppearance
 
-    init(status: TimerStatus?, now: Int64, today: Int64) {
-        let todayText = "today \(TrayLook.hoursMinutes(today))"
+    /// `week` is the week against its target (`week 31:20 of 40:00`), "" without one.
+    init(status: TimerStatus?, now: Int64, today: Int64, week: String = "") {
+        let todayText = "today \(TrayLook.hoursMinutes(today))" + (week.isEmpty ? "" : ", \(week)")
         guard let status, let session = status.session, let project = status.project else {
             title = "Not tracking (\(todayText))"
             appearance = TrayAppearance(

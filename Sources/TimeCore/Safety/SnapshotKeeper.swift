@@ -266,7 +266,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
             openSession: try store.openSession(), chunkList: chunkList, todaysSessions: inlineCache ?? "",
             away: SnapshotFormat.awayJSON(try store.awayState()),
-            dataID: try store.meta("data_id") ?? "")
+            dataID: try store.meta("data_id") ?? "", plans: try store.planSettings())
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         let sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
@@ -369,6 +369,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             for session in state.sessions { _ = try store.insertSession(session, keepingID: true) }
             try store.setMeta("reminder_minutes", String(state.reminderMinutes))
             try store.restoreAway(state.away)
+            try store.setPlanSettings(state.plans)
             if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
             if let stateHash { try store.setMeta("snapshot_state", stateHash) }
             if let sequence { try store.setMeta(sequenceKey, String(sequence)) }
