@@ -12,8 +12,9 @@ TEST_PACKAGES="$TEST_PACKAGES python3 libreoffice-calc-nogui"
 EXCHANGE_PACKAGES="timewarrior hamster-time-tracker python3-venv sqlite3 dbus-daemon"
 
 # dbus-broker as the session bus (scripts/test-dbus-broker.sh): the broker, systemd-socket-activate
-# (systemd) and unshare (util-linux) to run it without systemd.
-BROKER_PACKAGES="dbus-broker systemd util-linux"
+# (systemd) and unshare (util-linux) to run it without systemd, and what those tests run beside
+# the bus (busctl, gdbus, dbus-send, readelf, the zsh and fish completions).
+BROKER_PACKAGES="dbus-broker systemd util-linux dbus-daemon dbus-bin libglib2.0-bin binutils zsh fish procps"
 
 # The real panels the tray is tested on (scripts/test-tray.sh).
 TRAY_PACKAGES="dbus-daemon dbus-bin xvfb imagemagick xdotool xfce4-panel adwaita-icon-theme fonts-dejavu-core sway waybar grim passwd util-linux procps"

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 ensure_swift
 # shellcheck disable=SC2086
-ensure_packages $BUILD_PACKAGES $TEST_PACKAGES $BROKER_PACKAGES
+ensure_packages $BUILD_PACKAGES $BROKER_PACKAGES
 
 [ "${1:-}" = --no-build ] || swift build --build-tests >&2
 
