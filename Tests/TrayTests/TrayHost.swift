@@ -5,17 +5,27 @@ import TestSupport
 
 /// A stand-in StatusNotifierWatcher in the test process: owns the watcher's name on the private
 /// bus and records what registers. Its calls are served when `pump()` runs the main context.
+/// Like the host behind a real watcher, it reads a registered item's properties (GetAll) right
+/// after answering, unless `readsItems` is false (a host that lost the item).
 final class TestWatcher {
     let connection: BusConnection
     private(set) var registered: [String] = []
 
-    init(bus: PrivateBus) throws {
+    init(bus: PrivateBus, readsItems: Bool = true) throws {
         connection = try bus.connect()
         connection.attachToMainContext(nil)
         let object = ExportedObject(path: "/StatusNotifierWatcher", interfaces: [Interface(
             name: "org.kde.StatusNotifierWatcher",
             methods: [Method(name: "RegisterStatusNotifierItem", inArgs: [Argument("service", "s")]) { [unowned self] call in
-                self.registered.append(call.arguments[0].stringValue ?? "")
+                let service = call.arguments[0].stringValue ?? ""
+                self.registered.append(service)
+                if readsItems {
+                    call.afterReply = { [unowned self] in
+                        _ = try? self.connection.call(destination: service, path: "/StatusNotifierItem",
+                                                      interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+                                                      arguments: [.string("org.kde.StatusNotifierItem")], timeoutMilliseconds: 5_000)
+                    }
+                }
                 return []
             }],
             properties: [Property(name: "IsStatusNotifierHostRegistered", signature: "b") { .bool(true) }])])

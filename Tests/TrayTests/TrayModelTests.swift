@@ -17,10 +17,12 @@ final class TrayModelTests: XCTestCase {
     func testPropertiesAsLibdbusmenuWritesThem() {
         let tree = MenuTree(menu)
         XCTAssertEqual(tree.properties(of: 0, names: []), ["children-display": .string("submenu")])
-        XCTAssertEqual(tree.properties(of: 1, names: []), ["label": .string("my__project — 0:42"), "enabled": .bool(false)])
-        XCTAssertEqual(tree.properties(of: 2, names: []), ["type": .string("separator")])
+        XCTAssertEqual(tree.properties(of: 1, names: []), ["label": .string("my__project — 0:42"), "enabled": .bool(false),
+                                                          "visible": .bool(true)])
+        XCTAssertEqual(tree.properties(of: 2, names: []), ["type": .string("separator"), "visible": .bool(true)])
         XCTAssertEqual(tree.properties(of: 3, names: [])?["children-display"], .string("submenu"))
-        XCTAssertEqual(tree.properties(of: 10, names: []), ["label": .string("A"), "toggle-type": .string("radio"), "toggle-state": .int32(1)])
+        XCTAssertEqual(tree.properties(of: 10, names: []), ["label": .string("A"), "enabled": .bool(true), "visible": .bool(true),
+                                                           "toggle-type": .string("radio"), "toggle-state": .int32(1)])
         XCTAssertEqual(tree.properties(of: 4, names: ["toggle-type"]), ["toggle-type": .string("checkmark")])
         XCTAssertNil(tree.properties(of: 99, names: []))
     }
@@ -52,6 +54,35 @@ final class TrayModelTests: XCTestCase {
         var swapped = menu
         swapped[0] = TrayMenuItem(id: 5, label: "Resume")
         XCTAssertFalse(MenuTree(menu).hasSameShape(as: MenuTree(swapped)))
+    }
+
+    /// Every entry both menus have is diffed, whether or not entries came or went: hosts take
+    /// an existing entry's new values from nothing else. A value back at its default is sent as
+    /// that value; a property that no longer applies is listed as removed.
+    func testPropertyChangesCoverEveryEntryThatStays() {
+        let before = MenuTree([
+            TrayMenuItem(id: 1, label: "Not tracking", enabled: false),
+            TrayMenuItem(id: 5, label: "Continue A"),
+            TrayMenuItem(id: 4, label: "Stop", enabled: false),
+            TrayMenuItem(id: 6, label: "Open", visible: false),
+            TrayMenuItem(id: 7, label: "Notes", toggle: .checkmark(true)),
+        ])
+        let after = MenuTree([
+            TrayMenuItem(id: 1, label: "A — 0:00", enabled: false),
+            TrayMenuItem(id: 2, label: "Pause"),
+            TrayMenuItem(id: 4, label: "Stop"),
+            TrayMenuItem(id: 6, label: "Open"),
+            TrayMenuItem(id: 7, label: "Notes"),
+        ])
+        XCTAssertFalse(after.hasSameShape(as: before))
+        let (updated, removed) = after.propertyChanges(since: before)
+        XCTAssertEqual(updated.map(\.id), [1, 4, 6], "neither the new entry 2 nor the gone 5")
+        XCTAssertEqual(updated[0].properties, ["label": .string("A — 0:00")])
+        XCTAssertEqual(updated[1].properties, ["enabled": .bool(true)])
+        XCTAssertEqual(updated[2].properties, ["visible": .bool(true)])
+        XCTAssertEqual(removed.map(\.id), [7])
+        XCTAssertEqual(removed[0].names, ["toggle-state", "toggle-type"])
+        XCTAssertTrue(MenuTree(menu).propertyChanges(since: MenuTree(menu)).updated.isEmpty, "nothing changed, nothing sent")
     }
 
     func testEntriesWithATakenOrInvalidIdAreLeftOut() {

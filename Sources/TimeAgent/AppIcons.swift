@@ -1,0 +1,48 @@
+import Glibc
+
+/// Time's own icons (the project's data/icons, installed in the hicolor theme) and where this
+/// installation keeps them.
+enum AppIcons {
+    /// The application (desktop entry, notifications, the window).
+    static let application = "io.github.timetracker.Time"
+    /// The tray's icon in each state.
+    static let running = "io.github.timetracker.Time-running-symbolic"
+    static let paused = "io.github.timetracker.Time-paused-symbolic"
+    static let idle = "io.github.timetracker.Time-idle-symbolic"
+
+    /// The icon folder hosts must be told about (SNI's `IconThemePath`): `PREFIX/share/icons`
+    /// of the installation `executable` (PREFIX/bin/time-agent) belongs to, when our icons are
+    /// there and PREFIX/share is none of the system's data folders (`XDG_DATA_DIRS`, by default
+    /// /usr/local/share and /usr/share), e.g. ~/.local. "" otherwise: the system's folders are
+    /// searched by every host, and a build tree has no icons to point at.
+    static func themePath(executable: String, dataDirectories: String?) -> String {
+        let bin = parent(of: executable)
+        guard !bin.isEmpty else { return "" }
+        let share = parent(of: bin) + "/share"
+        let icons = share + "/icons"
+        guard access(icons + "/hicolor/symbolic/apps/\(running).svg", R_OK) == 0 else { return "" }
+        let listed = (dataDirectories.flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+            .split(separator: ":").map { trimmedSlashes(String($0)) }
+        return listed.contains(trimmedSlashes(share)) ? "" : icons
+    }
+
+    /// `themePath` for this process (/proc/self/exe, `XDG_DATA_DIRS`).
+    static func themePathOfThisAgent() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return "" }
+        let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return themePath(executable: executable, dataDirectories: getenv("XDG_DATA_DIRS").map { String(cString: $0) })
+    }
+
+    private static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+
+    private static func trimmedSlashes(_ path: String) -> String {
+        var path = path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+}
