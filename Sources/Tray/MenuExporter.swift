@@ -4,11 +4,14 @@ import DBusKit
 /// the new properties of every entry that stays (`ItemsPropertiesUpdated`), and a new layout
 /// revision when entries come, go or move (`LayoutUpdated`). Hosts need both after a structural
 /// change: they re-read an existing entry's properties from neither the layout nor the revision.
+/// A moved entry is announced under a new id (`MenuIdentity`).
 final class MenuExporter {
     static let interfaceName = "com.canonical.dbusmenu"
 
     let path: String
+    /// The menu as hosts see it (its ids from `identity`).
     private(set) var tree = MenuTree([])
+    private var identity = MenuIdentity()
     private(set) var revision: UInt32 = 1
     /// Rises with every update that changed anything a host shows.
     private var changes = 0
@@ -32,7 +35,7 @@ final class MenuExporter {
 
     /// Replaces the menu; tells hosts what changed.
     func update(_ items: [TrayMenuItem]) {
-        let new = MenuTree(items)
+        let new = identity.hostView(of: MenuTree(items))
         let old = tree
         tree = new
         let reshaped = !new.hasSameShape(as: old)

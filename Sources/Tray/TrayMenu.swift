@@ -1,7 +1,8 @@
 import DBusKit
 
-/// One entry of a tray menu, as the host shows it. Ids are chosen by the caller and must stay the
-/// same for the same entry across updates (hosts keep them between calls).
+/// One entry of a tray menu, as the host shows it. Ids are chosen by the caller, positive, below
+/// 1,500,000,000, and must stay the same for the same entry across updates (hosts keep what they
+/// know of an id between calls); hosts see a moved entry under a new id (`MenuIdentity`).
 public struct TrayMenuItem {
     public enum Toggle: Equatable, Sendable { case none, radio(Bool), checkmark(Bool) }
 
@@ -116,6 +117,18 @@ struct MenuTree {
             if !gone.isEmpty { removed.append((id, gone)) }
         }
         return (updated, removed)
+    }
+
+    /// The same menu under other ids (`ids` maps each entry's id to its new one).
+    func renumbered(_ ids: [Int32: Int32]) -> MenuTree {
+        var copy = self
+        copy.nodes = [:]
+        for (id, node) in nodes {
+            var moved = node
+            moved.children = node.children.map { ids[$0] ?? $0 }
+            copy.nodes[ids[id] ?? id] = moved
+        }
+        return copy
     }
 
     /// Whether `other` has the same entries in the same places (only properties may differ).

@@ -8,7 +8,9 @@ import TestSupport
 ///   - GNOME's AppIndicator extension 46 (dbusMenu.js): on start and on every `LayoutUpdated` it
 ///     asks `GetLayout(0, -1, ["type", "children-display"])`; an id it has not seen gets its
 ///     properties from `GetGroupProperties`, an id it knows keeps every other property as it was.
-///     `ItemsPropertiesUpdated` sets what it names and drops what it lists as removed.
+///     `ItemsPropertiesUpdated` sets what it names and drops what it lists as removed. An entry
+///     it knows never moves on screen (its `child-moved` handler takes its arguments in the wrong
+///     order); a new one is inserted at its index, a gone one removed.
 ///   - Plasma 5.27 (libdbusmenu-qt's importer): `GetLayout` with every property; each entry takes
 ///     the properties the answer names and keeps the others, whether it is new or known.
 ///     `ItemsPropertiesUpdated` likewise; a removed property goes back to its default.
@@ -109,13 +111,15 @@ final class HostMenuCache {
         var present = Set<Int32>()
         func take(_ node: MenuNode) {
             present.insert(node.id)
+            let ids = node.children.map(\.id)
             if properties[node.id] == nil {
                 properties[node.id] = node.properties
                 unseen.append(node.id)
+                children[node.id] = ids
             } else {
                 properties[node.id]!.merge(node.properties) { _, new in new }
+                children[node.id] = kind == .appIndicator ? Self.unmoved(children[node.id] ?? [], becoming: ids) : ids
             }
-            children[node.id] = node.children.map(\.id)
             node.children.forEach(take)
         }
         take(root)
@@ -126,6 +130,15 @@ final class HostMenuCache {
             guard case .structure(let fields) = entry, let id = fields[0].int32Value, let values = fields[1].variantDictionary else { continue }
             properties[id]?.merge(values) { _, new in new }
         }
+    }
+
+    /// The order GNOME's AppIndicator shows after a layout: known entries where they were, new
+    /// ones inserted at their index (counted in the list as it stands), gone ones removed.
+    static func unmoved(_ shown: [Int32], becoming ids: [Int32]) -> [Int32] {
+        var order = shown
+        for (index, id) in ids.enumerated() where !order.contains(id) { order.insert(id, at: min(index, order.count)) }
+        order.removeAll { !ids.contains($0) }
+        return order
     }
 
     private func apply(_ arguments: [DBusValue]) {
