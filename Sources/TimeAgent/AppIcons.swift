@@ -10,20 +10,23 @@ enum AppIcons {
     static let paused = "io.github.timetracker.Time-paused-symbolic"
     static let idle = "io.github.timetracker.Time-idle-symbolic"
 
-    /// The icon folder hosts must be told about (SNI's `IconThemePath`): `PREFIX/share/icons`
-    /// of the installation `executable` (PREFIX/bin/time-agent) belongs to, when our icons are
-    /// there and PREFIX/share is none of the system's data folders (`XDG_DATA_DIRS`, by default
-    /// /usr/local/share and /usr/share), e.g. ~/.local. "" otherwise: the system's folders are
-    /// searched by every host, and a build tree has no icons to point at.
+    /// The folder hosts must be told about (SNI's `IconThemePath`) when the installation that
+    /// `executable` (PREFIX/bin/time-agent) belongs to keeps our icons outside the system's data
+    /// folders (`XDG_DATA_DIRS`, by default /usr/local/share and /usr/share), e.g. under ~/.local:
+    /// PREFIX/share/icons/hicolor/symbolic/apps, the folder that holds the tray's icons
+    /// themselves. Every host finds an icon lying in a folder of its search path (GTK's and KDE's
+    /// "unthemed" icons), while a theme folder (PREFIX/share/icons) is lost on waybar, which
+    /// searches that path alone and so never sees hicolor's index. "" when the system's folders
+    /// hold them (every host looks there) or no icons lie beside the agent (a build tree).
     static func themePath(executable: String, dataDirectories: String?) -> String {
         let bin = parent(of: executable)
         guard !bin.isEmpty else { return "" }
         let share = parent(of: bin) + "/share"
-        let icons = share + "/icons"
-        guard access(icons + "/hicolor/symbolic/apps/\(running).svg", R_OK) == 0 else { return "" }
+        let folder = share + "/icons/hicolor/symbolic/apps"
+        guard access(folder + "/\(running).svg", R_OK) == 0 else { return "" }
         let listed = (dataDirectories.flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
             .split(separator: ":").map { trimmedSlashes(String($0)) }
-        return listed.contains(trimmedSlashes(share)) ? "" : icons
+        return listed.contains(trimmedSlashes(share)) ? "" : folder
     }
 
     /// `themePath` for this process (/proc/self/exe, `XDG_DATA_DIRS`).

@@ -68,7 +68,7 @@ final class TrayLookTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
         try Data().write(to: URL(fileURLWithPath: apps + "/\(AppIcons.running).svg"))
         let agent = root + "/home/.local/bin/time-agent"
-        XCTAssertEqual(AppIcons.themePath(executable: agent, dataDirectories: nil), root + "/home/.local/share/icons")
+        XCTAssertEqual(AppIcons.themePath(executable: agent, dataDirectories: nil), apps)
         XCTAssertEqual(AppIcons.themePath(executable: agent, dataDirectories: "/usr/share:\(root)/home/.local/share/"), "",
                        "listed in XDG_DATA_DIRS: every host looks there")
         XCTAssertEqual(AppIcons.themePath(executable: root + "/build/debug/time-agent", dataDirectories: nil), "",
