@@ -45,7 +45,7 @@ final class AgentTray {
         item.beforeRead = { [unowned self] in if self.stale { self.draw() } }
         if let readDeadlineSeconds { item.readDeadlineSeconds = readDeadlineSeconds }
         item.onUnreadRegistration = { attempt in
-            Log.debug("no tray host read the item after it registered; registering again (attempt \(attempt))")
+            Log.debug("no tray host read the item after it registered, or the watcher dropped it; registering again (attempt \(attempt))")
         }
         // An application installed or started since the menu was drawn: Open Time follows.
         item.onMenuAboutToShow = { [unowned self] in

@@ -6,9 +6,9 @@ import Glibc
 /// GNOME with AppIndicator): the item at `/StatusNotifierItem`, its menu over
 /// `com.canonical.dbusmenu` at `/MenuBar`, and its registration with the watcher, again whenever a
 /// watcher appears or restarts, and again when no host has read the item a few seconds after it
-/// registered (a host can lose an item that registers at the instant it starts: GNOME's
-/// AppIndicator then fails to set up its proxy and never reads it). Knows an icon, a tooltip, a
-/// label and a menu; nothing else.
+/// registered, or the watcher drops it while it is still there (a host can lose an item that
+/// registers at the instant it starts: GNOME's AppIndicator then fails to set up its proxy and
+/// never reads it, or destroys it). Knows an icon, a tooltip, a label and a menu; nothing else.
 public final class TrayItem {
     public static let watcherName = "org.kde.StatusNotifierWatcher"
     public static let watcherPath = "/StatusNotifierWatcher"
@@ -20,6 +20,9 @@ public final class TrayItem {
     private var connection: BusConnection?
     private var signalHandler: Int?
     private let watcherRule = "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(TrayItem.watcherName)'"
+    private let droppedRule = "type='signal',interface='\(TrayItem.watcherName)',member='StatusNotifierItemUnregistered'"
+    /// The unique name of the watcher we registered with ("" while there is none).
+    private var watcherOwner = ""
 
     /// The well-known name the item owns and registers: `org.kde.StatusNotifierItem-<pid>-1`.
     public let busName = "org.kde.StatusNotifierItem-\(getpid())-1"
@@ -30,7 +33,8 @@ public final class TrayItem {
     /// Registrations with one watcher before the item stops trying (a watcher with no host
     /// behind it never reads; the item then waits for the next watcher).
     public static let registrationAttempts = 5
-    /// Called when the item registers again because no host read it (the attempt, from 2).
+    /// Called when the item registers again because no host read it or the watcher dropped it
+    /// (the attempt, from 2).
     public var onUnreadRegistration: ((Int) -> Void)?
     private var readSinceRegistration = false
     private var registrations = 0
@@ -74,8 +78,12 @@ public final class TrayItem {
         try menu.export(on: connection)
         try connection.requestName(busName, flags: [.doNotQueue])
         try connection.addMatch(watcherRule)
+        try connection.addMatch(droppedRule)
         signalHandler = connection.onSignal { [weak self] message in self?.received(message) }
-        if try connection.nameHasOwner(Self.watcherName) { register() }
+        if try connection.nameHasOwner(Self.watcherName) {
+            watcherOwner = (try? connection.getNameOwner(Self.watcherName)) ?? ""
+            register()
+        }
     }
 
     /// Unexports everything and lets go of the name.
@@ -86,6 +94,7 @@ public final class TrayItem {
         signalHandler = nil
         if connection.isConnected {
             try? connection.removeMatch(watcherRule)
+            try? connection.removeMatch(droppedRule)
             _ = try? connection.releaseName(busName)
         }
         connection.unexport(path: Self.itemPath)
@@ -106,17 +115,32 @@ public final class TrayItem {
     public var menuRevision: UInt32 { menu.revision }
 
     private func received(_ message: Message) {
+        if message.isSignal(interface: Self.watcherName, member: "StatusNotifierItemUnregistered") {
+            return dropped(message)
+        }
         guard message.isSignal(interface: "org.freedesktop.DBus", member: "NameOwnerChanged"),
               message.sender == "org.freedesktop.DBus",
               let arguments = try? message.arguments(), arguments.count == 3,
               arguments[0].stringValue == Self.watcherName else { return }
-        if arguments[2].stringValue?.isEmpty == false {
+        watcherOwner = arguments[2].stringValue ?? ""
+        if !watcherOwner.isEmpty {
             registrations = 0
             register()
         } else {
             cancelReadDeadline()
             setHostPresent(false)
         }
+    }
+
+    /// The watcher says it no longer has us (KDE names the item `service/path`, GNOME `service`):
+    /// while we are here, that is a host that lost us; ask again, within the same bounded tries.
+    private func dropped(_ message: Message) {
+        guard !watcherOwner.isEmpty, message.sender == watcherOwner, connection != nil,
+              let name = (try? message.arguments())?.first?.stringValue,
+              name == busName || name.hasPrefix(busName + "/"),
+              registrations < Self.registrationAttempts else { return }
+        onUnreadRegistration?(registrations + 1)
+        register()
     }
 
     /// Tells the watcher about the item. The reply is not awaited: a hung panel must never stall

@@ -28,7 +28,8 @@ final class TestWatcher {
                 }
                 return []
             }],
-            properties: [Property(name: "IsStatusNotifierHostRegistered", signature: "b") { .bool(true) }])])
+            properties: [Property(name: "IsStatusNotifierHostRegistered", signature: "b") { .bool(true) }],
+            signals: [Signal(name: "StatusNotifierItemUnregistered", args: [Argument("service", "s")])])])
         try connection.export(object: object)
         try connection.requestName("org.kde.StatusNotifierWatcher")
     }
@@ -36,6 +37,13 @@ final class TestWatcher {
     /// Serves whatever arrived.
     static func pump() {
         while g_main_context_iteration(nil, 0) != 0 {}
+    }
+
+    /// Says the item is gone (what a watcher emits when its host lost or destroyed it).
+    func drop(_ service: String) throws {
+        try connection.emitSignal(path: "/StatusNotifierWatcher", interface: "org.kde.StatusNotifierWatcher",
+                                  name: "StatusNotifierItemUnregistered", arguments: [.string(service)])
+        connection.flush()
     }
 
     func waitForRegistration(count: Int, seconds: Double = 10) -> Bool {

@@ -70,6 +70,14 @@ final class TrayProtocolTests: XCTestCase {
         defer { reading.stop() }
         XCTAssertTrue(reading.waitForRegistration(count: 1))
         XCTAssertFalse(reading.waitForRegistration(count: 2, seconds: 3), "registered twice with a watcher whose host read the item")
+
+        // The watcher drops the item (GNOME destroys one whose proxy failed): it asks again.
+        try reading.drop(tray.name)
+        XCTAssertTrue(reading.waitForRegistration(count: 2, seconds: 5), "not registered again after the watcher dropped the item")
+        try reading.drop("org.kde.StatusNotifierItem-1-1/StatusNotifierItem")
+        XCTAssertFalse(reading.waitForRegistration(count: 3, seconds: 2), "registered again when another item was dropped")
+        try reading.drop(tray.name + "/StatusNotifierItem")   // KDE's form
+        XCTAssertTrue(reading.waitForRegistration(count: 3, seconds: 5))
     }
 
     func testItemPropertiesHaveTheTypesHostsExpect() throws {
