@@ -17,20 +17,20 @@ _timectl() {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="start pause resume toggle stop note status report projects categories sessions add edit delete reminders away undo redo history watch import export sync help"
+    local commands="start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync help"
 
     # The command and subcommand typed so far; option values are skipped.
     local command="" sub="" i word
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--duration|--note|--count|--output|-o)
+            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--duration|--note|--count|--output|-o|--by|--columns|--tag|--round|--round-mode|--rate|--target|--svg|--png)
                 ((i++)); continue ;;
             -*) continue ;;
         esac
         if [[ -z $command ]]; then
             command=$word
-        elif [[ -z $sub && ( $command == projects || $command == categories || $command == help ) ]]; then
+        elif [[ -z $sub && ( $command == projects || $command == project || $command == categories || $command == reminders || $command == help ) ]]; then
             sub=$word
         fi
     done
@@ -47,7 +47,12 @@ _timectl() {
             return ;;
         --from|--to|--start|--end)
             COMPREPLY=($(compgen -W "today yesterday now" -- "$cur")); return ;;
-        --color|--name|--session|--duration|--note|--count) return ;;
+        --by) COMPREPLY=($(compgen -W "project category tag" -- "$cur")); return ;;
+        --columns) COMPREPLY=($(compgen -W "day week month" -- "$cur")); return ;;
+        --round) COMPREPLY=($(compgen -W "6m 15m 30m 1h" -- "$cur")); return ;;
+        --round-mode) COMPREPLY=($(compgen -W "up nearest down" -- "$cur")); return ;;
+        --svg|--png) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color|--name|--session|--duration|--note|--count|--tag|--rate|--target) return ;;
         --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
 
@@ -68,15 +73,26 @@ _timectl() {
             options="--name --json --help"
             [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "enable status disable" -- "$cur")); compopt -o dirnames 2>/dev/null; return; } ;;
         report)
-            options="--json --svg --png --help -1 -2"
-            [[ $prev == --svg || $prev == --png ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; }
-            [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "this last today yesterday" -- "$cur")); return; } ;;
+            options="--json --csv --timesheet --output -o --svg --png --month --last-month --year --from --to --by --columns --project --tag --round --round-mode --decimal --help -1 -2"
+            [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "this last today yesterday this-month last-month this-year" -- "$cur")); return; } ;;
+        project)
+            case $sub in
+                "") [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "set" -- "$cur")); return; } ;;
+                set)
+                    options="--rate --target --help"
+                    [[ $cur != -* ]] && { _timectl_lines timectl projects --names --all; return; } ;;
+            esac ;;
+        currency) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "EUR USD GBP CHF none" -- "$cur")); return; } ;;
+        target) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "none 20h 30h 37h30m 40h" -- "$cur")); return; } ;;
         projects)
             case $sub in
                 "")
                     options="--json --names --all --help"
-                    [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "add edit archive unarchive" -- "$cur")); return; } ;;
+                    [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "add edit set archive unarchive" -- "$cur")); return; } ;;
                 add) options="--color --category --no-create --help" ;;
+                set)
+                    options="--rate --target --help"
+                    [[ $cur != -* ]] && { _timectl_lines timectl projects --names --all; return; } ;;
                 edit|archive|unarchive)
                     [[ $sub == edit ]] && options="--name --color --category --no-create --archive --unarchive --help"
                     [[ $cur != -* ]] && { _timectl_lines timectl projects --names --all; return; } ;;
@@ -93,7 +109,9 @@ _timectl() {
             options="--duration --start --end --note --help"
             [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
         edit) options="--project --start --duration --note --help" ;;
-        reminders) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "off 25 30 45 60 90" -- "$cur")); return; } ;;
+        reminders)
+            [[ $cur != -* && -z $sub ]] && { COMPREPLY=($(compgen -W "untracked off 25 30 45 60 90" -- "$cur")); return; }
+            [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "off 10 15 20 30" -- "$cur")); return; } ;;
         away)
             options="--json --help"
             [[ -z $sub && $cur != -* ]] && { COMPREPLY=($(compgen -W "keep discard stop" -- "$cur")); return; } ;;

@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/timectl.fish (or /usr/share/fish/vendor_completions.d/).
 # Project names come from `timectl projects --names`, categories from `timectl categories`.
 
-set -l commands start pause resume toggle stop note status report projects categories sessions add edit delete reminders away undo redo history watch import export sync help
+set -l commands start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync help
 
 function __timectl_projects
     timectl projects --names 2>/dev/null
@@ -27,7 +27,10 @@ complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a toggle -d 
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a stop -d 'Stop the open session'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a note -d 'Add to the open session\'s note'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a status -d 'Show the timer'
-complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a report -d 'Show the weekly report'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a report -d 'Show a report of a week, day, month, year or span'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a project -d 'Set a project\'s rate and weekly target'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a currency -d 'Show or set the currency of amounts'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a target -d 'Show or set the weekly target'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a projects -d 'List, add, edit, archive projects'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a categories -d 'List, add, delete categories'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a sessions -d 'List sessions'
@@ -60,11 +63,34 @@ complete -c timectl -n "__fish_seen_subcommand_from start" -l no-create -d 'Refu
 complete -c timectl -n "__fish_seen_subcommand_from note" -l session -x -d 'Replace the note of this session'
 complete -c timectl -n "__fish_seen_subcommand_from status" -l format -x -a 'text waybar json plain' -d 'Output format'
 complete -c timectl -n "__fish_seen_subcommand_from status report projects categories sessions history" -l json -d 'Print JSON'
-complete -c timectl -n "__fish_seen_subcommand_from report" -a 'this last -1 -2 today yesterday' -d 'Week'
+complete -c timectl -n "__fish_seen_subcommand_from report" -a 'this last -1 -2 today yesterday this-month last-month this-year' -d 'Range'
 complete -c timectl -n "__fish_seen_subcommand_from report" -l svg -r -F -d 'Write the chart as SVG'
 complete -c timectl -n "__fish_seen_subcommand_from report" -l png -r -F -d 'Write the chart as PNG'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l csv -d 'One CSV row per group and column'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l timesheet -d 'One CSV row per session and day'
+complete -c timectl -n "__fish_seen_subcommand_from report" -s o -l output -r -F -d 'Write the report to this file'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l month -d 'This month'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l last-month -d 'Last month'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l year -d 'This year'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l from -x -a 'today yesterday' -d 'First day'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l to -x -a 'today yesterday' -d 'Last day'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l by -x -a 'project category tag' -d 'Group by'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l columns -x -a 'day week month' -d 'Columns'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l project -x -a '(__timectl_all_projects)' -d 'Only this project'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l tag -x -d 'Only this #tag'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l round -x -a '6m 15m 30m 1h' -d 'Round each session per column'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l round-mode -x -a 'up nearest down' -d 'How to round'
+complete -c timectl -n "__fish_seen_subcommand_from report" -l decimal -d 'Hours as decimals'
+complete -c timectl -n "__fish_seen_subcommand_from project; and not __fish_seen_subcommand_from set" -a 'set' -d 'Set the rate and weekly target'
+complete -c timectl -n "__fish_seen_subcommand_from project projects; and __fish_seen_subcommand_from set" -a '(__timectl_all_projects)'
+complete -c timectl -n "__fish_seen_subcommand_from project projects; and __fish_seen_subcommand_from set" -l rate -x -d 'Hourly rate (85.50; none)'
+complete -c timectl -n "__fish_seen_subcommand_from project projects; and __fish_seen_subcommand_from set" -l target -x -d 'Hours per week (20h; none)'
+complete -c timectl -n "__fish_seen_subcommand_from currency" -a 'EUR USD GBP CHF none' -d 'ISO 4217 code'
+complete -c timectl -n "__fish_seen_subcommand_from target" -a 'none 20h 30h 37h30m 40h' -d 'Per week'
 complete -c timectl -n "__fish_seen_subcommand_from history" -l count -x -d 'How many'
-complete -c timectl -n "__fish_seen_subcommand_from reminders" -a 'off 25 30 45 60 90' -d 'Minutes'
+complete -c timectl -n "__fish_seen_subcommand_from reminders; and not __fish_seen_subcommand_from untracked" -a 'untracked' -d 'The not-tracking reminder'
+complete -c timectl -n "__fish_seen_subcommand_from reminders; and not __fish_seen_subcommand_from untracked" -a 'off 25 30 45 60 90' -d 'Minutes'
+complete -c timectl -n "__fish_seen_subcommand_from reminders; and __fish_seen_subcommand_from untracked" -a 'off 10 15 20 30' -d 'Minutes at the desk'
 complete -c timectl -n "__fish_seen_subcommand_from away; and not __fish_seen_subcommand_from keep discard stop" -a 'keep discard stop' -d 'Answer'
 complete -c timectl -n "__fish_seen_subcommand_from away" -l json -d 'Print JSON'
 complete -c timectl -n "__fish_seen_subcommand_from watch" -l format -x -a 'waybar json plain' -d 'Output format'
@@ -85,9 +111,10 @@ complete -c timectl -n "__fish_seen_subcommand_from add edit" -l duration -x -d 
 complete -c timectl -n "__fish_seen_subcommand_from add edit" -l note -x -d 'Note'
 
 # projects
-set -l project_subs add edit archive unarchive
+set -l project_subs add edit set archive unarchive
 complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -a 'add' -d 'Create a project'
 complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -a 'edit' -d 'Change a project'
+complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -a 'set' -d 'Set its rate and weekly target'
 complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -a 'archive' -d 'Archive a project'
 complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -a 'unarchive' -d 'Bring a project back'
 complete -c timectl -n "__fish_seen_subcommand_from projects; and not __fish_seen_subcommand_from $project_subs" -l names -d 'Names only'

@@ -5,8 +5,10 @@
 BUILD_PACKAGES="pkg-config libdbus-1-dev libglib2.0-dev libnotify-dev libsqlite3-dev"
 # Building the Debian package and checking it (scripts/package-deb.sh, scripts/test-deb.sh).
 DEB_PACKAGES="debhelper dpkg-dev lintian man-db"
+TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps zsh fish librsvg2-2 librsvg2-bin"
+# The report tests read the timesheet with Python's csv module and convert it with LibreOffice headless;
 # python3-gi: a real GApplication stands in for the window in the Open Time tests.
-TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps zsh fish librsvg2-2 librsvg2-bin python3-gi"
+TEST_PACKAGES="$TEST_PACKAGES python3 libreoffice-calc-nogui python3-gi"
 # The peers the import tests drive (scripts/test-exchange.sh); PyPI's td-watson and icalendar go in a venv.
 EXCHANGE_PACKAGES="timewarrior hamster-time-tracker python3-venv sqlite3 dbus-daemon"
 

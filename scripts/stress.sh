@@ -56,7 +56,7 @@ if [ "$status" -ne 0 ]; then
     say "FAILED (replay with TIME_STRESS_SEED=$TIME_STRESS_SEED; full log: $log)"
     exit "$status"
 fi
-say "== Sync, long form: 50 seeds of the three-device merge, 200 steps each through Syncthing"
+say "== Sync, long form: 50 seeds of each three-device merge world (records; real devices against the clients' oracle), 200 steps through Syncthing"
 TIME_SYNC_ROUNDS=50 swift test --skip-build --filter SyncMergeRandomizedTests 2>&1 | grep -E "seed|error|Executed" | tail -n 5 >&2
 scripts/test-sync.sh --no-build --long
 say "== Tray, long form: 50 logins on GNOME Shell (the shell and the agent started at the same moment)"

@@ -104,5 +104,6 @@ add_session Code 2 09:00 5h15m; add_session 'Email & admin' 2 15:00 1h
 add_session Writing 3 10:00 4h30m; add_session 'Email & admin' 3 15:00 30m
 add_session Code 4 09:00 3h; add_session Writing 4 13:00 1h15m
 add_session Writing 5 10:00 1h30m
-"$bin/timectl" report "$monday" --png "$output/week.png"
+# The week by its ISO name (a date alone names that day's report).
+"$bin/timectl" report "$(date -u -d "$monday" +%G-W%V)" --png "$output/week.png"
 [ "$(colors_in "$output/week.png" 720x420+0+0)" -gt 8 ] || fail "timectl report --png wrote no chart"

@@ -11,11 +11,13 @@ public struct TimerNotification: Equatable, Sendable {
     /// Start of the open session.
     public var sessionStart: Int64
     public var note: String
+    /// A line about the week, e.g. `week 31:20 of 40:00 at 09:12`; empty for none.
+    public var week: String
 
     public init(project: String, category: String = "", state: State, since: Int64,
-                sessionStart: Int64, note: String = "") {
+                sessionStart: Int64, note: String = "", week: String = "") {
         self.project = project; self.category = category; self.state = state
-        self.since = since; self.sessionStart = sessionStart; self.note = note
+        self.since = since; self.sessionStart = sessionStart; self.note = note; self.week = week
     }
 }
 
@@ -29,6 +31,8 @@ public enum NotifierAction: Equatable, Sendable {
     case away(id: Int64, choice: String)
     /// `Undo` on the notification shown by `showUndoable`.
     case undo
+    /// `Continue <last project>` and `Start…` on the not-tracking reminder.
+    case untrackedContinue, untrackedStart
 }
 
 /// An action button: the D-Bus action key and its label.
@@ -88,6 +92,7 @@ public enum NotifierText {
         if n.sessionStart != n.since {
             lines.append("Session started \(localClock(n.sessionStart))")
         }
+        if !n.week.isEmpty { lines.append(n.week.prefix(1).uppercased() + n.week.dropFirst()) }
         if !n.note.isEmpty {
             lines.append(markup ? escapeMarkup(n.note) : n.note)
         }
@@ -122,6 +127,16 @@ public enum NotifierText {
                 NotificationActionSpec(key: "reminder-keep-going", label: "Keep going")]
     }
 
+    /// `Continue <last project>` (when there is one) and `Start…`.
+    public static func untrackedActions(continueLabel: String, capabilities: Set<String>) -> [NotificationActionSpec] {
+        guard capabilities.contains("actions") else { return [] }
+        let start = NotificationActionSpec(key: "untracked-start", label: "Start…")
+        return continueLabel.isEmpty ? [start] : [NotificationActionSpec(key: "untracked-continue", label: continueLabel), start]
+    }
+
+    /// A weekly target reached.
+    public static let targetCategory = "x-time-tracker.target"
+
     public static let awayCategory = "x-time-tracker.away"
 
     /// The return notification's answers: Keep, Discard, Stop at 14:05 (keys name the span).
@@ -151,6 +166,8 @@ public enum NotifierText {
         case "reminder-stop": return .reminderStop
         case "reminder-keep-going": return .reminderKeepGoing
         case "undo": return .undo
+        case "untracked-continue": return .untrackedContinue
+        case "untracked-start": return .untrackedStart
         default: return nil
         }
     }

@@ -14,7 +14,7 @@ public final class AgentService {
     var notifier: Notifier?
     /// Away detection's state (AgentService+Away).
     var away = AwayAgentState()
-    private let minuteLength: Int64
+    let minuteLength: Int64
     private var reminderSource: UInt32 = 0
     private var reminderActiveSeconds: Int64 = 0
     private var shownTimer: TimerNotification?
@@ -26,6 +26,9 @@ public final class AgentService {
     let sync = AgentSync()
     /// Time's window, opened by the tray's Open Time and the timer notification (`openWindow`).
     let window = WindowLauncher()
+    /// The timer for the next weekly target (AgentService+Targets) and the not-tracking reminder (+Untracked).
+    var targets = TargetWatch()
+    var untracked = UntrackedWatch()
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
@@ -52,6 +55,8 @@ public final class AgentService {
 
     public func shutdown() {
         if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
+        for source in [targets.source, untracked.source] where source != 0 { g_source_remove(source) }
+        (targets.source, untracked.source) = (0, 0)
         stopAwayDetection()
         stopSync()
         window.detach()
@@ -75,6 +80,7 @@ public final class AgentService {
         guard let status else { return TimerProperties() }
         var properties = TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
         properties.setAway(from: tracker)
+        properties.setPlans(from: tracker)
         properties.canUndo = (try? tracker.canUndo()) ?? ""
         return properties
     }
@@ -101,6 +107,8 @@ public final class AgentService {
         scheduleReminder()
         updateTimerNotification(status)
         updateAway()
+        updateTargets(status)
+        updateUntracked(status)
         tray?.refresh(status)
     }
 
@@ -118,7 +126,7 @@ public final class AgentService {
         let since = session.isRunning ? status.runningSince : (session.segments.last?.end ?? session.start)
         let content = TimerNotification(project: project.name, category: status.categoryName,
                                         state: session.isRunning ? .running : .paused,
-                                        since: since, sessionStart: session.start, note: session.note)
+                                        since: since, sessionStart: session.start, note: session.note, week: timerWeekLine(status))
         guard content != shownTimer else { return }
         shownTimer = content
         notifier.showTimer(content)
@@ -163,6 +171,8 @@ public final class AgentService {
             case .openDefault(let token): openWindow(activationToken: token)
             case .reminderKeepGoing: break
             case .away(let id, let choice): try resolveAway(id: id, choice: choice)
+            case .untrackedContinue: try continueLastProject()
+            case .untrackedStart: openStartChoice()
             }
         } catch {
             Log.warning("notification action \(action) refused: \(error)")
@@ -240,7 +250,7 @@ public final class AgentService {
                 try self.tracker.setNote(session: try self.session(args, 0), note: args.string(1)); return []
             },
             reading("GetStatus", [], [Argument("status", "a{sv}")],
-                    "The live status computed now: state, project, project_id, color, category, session, elapsed, today, week, note.") { _ in
+                    "The live status computed now: state, project, project_id, color, category, session, elapsed, today, week, week_target, note.") { _ in
                 [try self.statusDictionary()]
             },
             reading("WeeklyReport", [Argument("week", "s"), Argument("format", "s")], [Argument("report", "s")],
@@ -258,7 +268,7 @@ public final class AgentService {
                     "The chart of a week (as WeeklyReport's svg format) rasterised to PNG bytes.") { args in
                 [.array(elementSignature: "y", try WeekPicture.png(try self.tracker.weeklyReport(week: args.string(0))).map { .byte($0) })]
             },
-            reading("ListProjects", [], [Argument("projects", "aa{sv}")], "Every project: id, name, color, category, archived.") { _ in
+            reading("ListProjects", [], [Argument("projects", "aa{sv}")], "Every project: id, name, color, category, archived, rate, weekly_target.") { _ in
                 [.array(elementSignature: "a{sv}", self.tracker.projects().map(self.projectDictionary))]
             },
             changing("CreateProject", [Argument("name", "s"), Argument("color", "s"), Argument("category", "s")], [Argument("id", "t")],
@@ -266,12 +276,14 @@ public final class AgentService {
                 [.uint64(UInt64(try self.tracker.createProject(name: args.string(0), color: args.string(1), category: args.string(2))))]
             },
             changing("UpdateProject", [Argument("id", "t"), Argument("changes", "a{sv}")], [],
-                     "Changes a project: keys name (s), color (s), category (s), archived (b).") { args in
-                let changes = try ChangeSet(args.dictionary(1), allowed: ["name": "s", "color": "s", "category": "s", "archived": "b"],
+                     "Changes a project: keys name (s), color (s), category (s), archived (b), rate (s, a decimal; \"\" for none), weekly_target (t, seconds; 0 for none).") { args in
+                let changes = try ChangeSet(args.dictionary(1), allowed: ["name": "s", "color": "s", "category": "s", "archived": "b",
+                                                                          "rate": "s", "weekly_target": "t"],
                                             what: "UpdateProject")
                 try self.tracker.updateProject(id: try self.project(args, 0), changes: ProjectChanges(
                     name: changes.string("name"), color: changes.string("color"),
-                    category: changes.string("category"), archived: changes.bool("archived")))
+                    category: changes.string("category"), archived: changes.bool("archived"),
+                    rate: changes.string("rate"), weeklyTarget: try Self.weeklyTarget(changes.uint64("weekly_target"))))
                 return []
             },
             reading("ListCategories", [], [Argument("categories", "as")], "Category names, sorted.") { _ in
@@ -312,7 +324,7 @@ public final class AgentService {
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ] + awayMethods + exchangeMethods + undoMethods + syncMethods, properties: [
+        ] + awayMethods + exchangeMethods + undoMethods + syncMethods + reportMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),
@@ -336,7 +348,7 @@ public final class AgentService {
                 // (the new step), then the reminder and the tray.
                 self.refreshAfterChange()
             },
-        ] + awayProperties + syncProperties)
+        ] + awayProperties + syncProperties + planProperties)
     }
 
     /// `ShowWeeklyReport`: the week's totals as a notification with its chart (the tray's middle click too).
@@ -366,6 +378,7 @@ public final class AgentService {
             "elapsed": .uint64(UInt64(max(0, status.session?.activeSeconds(at: now) ?? 0))),
             "today": .uint64(UInt64(max(0, totals.today))),
             "week": .uint64(UInt64(max(0, totals.week))),
+            "week_target": .uint64(UInt64(max(0, tracker.planSettings.weeklyTarget))),
             "note": .string(status.session?.note ?? ""),
         ])
     }
@@ -374,6 +387,7 @@ public final class AgentService {
         .vardict([
             "id": .uint64(UInt64(project.id)), "name": .string(project.name), "color": .string(project.color),
             "category": .string(tracker.categoryName(of: project)), "archived": .bool(project.archived),
+            "rate": .string(project.rateCents.map(Money.rateText) ?? ""), "weekly_target": .uint64(UInt64(max(0, project.weeklyTarget))),
         ])
     }
 

@@ -8,12 +8,29 @@ extension AgentTray {
         static let undo: Int32 = 5000
         /// Away span submenus from here, four ids each (the submenu and its three choices).
         static let firstAway: Int32 = 6000
+        /// The not-tracking reminder's entries in the Reminders submenu.
+        static let untrackedTitle: Int32 = 7000, firstUntracked: Int32 = 7001
         static let awaySpansShown = 20
     }
 
     func fillSections() {
         sections.undo = { [unowned self] in self.undoEntries() }
         sections.away = { [unowned self] in self.awayEntries() }
+    }
+
+    static let untrackedChoices: [UInt32] = [0, 15, 30, 60]
+
+    /// After the reminder choices, a `When not tracking` submenu: Off, 15, 30, 60 minutes
+    /// (UntrackedReminderMinutes), each as the property's Set does it.
+    func untrackedReminderEntries() -> [TrayMenuItem] {
+        let current = service.tracker.planSettings.untrackedReminderMinutes
+        let choices = Self.untrackedChoices.enumerated().map { index, minutes in
+            TrayMenuItem(id: SectionID.firstUntracked + Int32(index), label: minutes == 0 ? "Off" : "After \(minutes) min",
+                         toggle: .radio(minutes == current)) { [unowned self] in
+                self.service.desktopCommand("not-tracking reminder") { try self.service.tracker.setUntrackedReminderMinutes(minutes) }
+            }
+        }
+        return [TrayMenuItem(id: SectionID.untrackedTitle, label: "When not tracking", children: choices)]
     }
 
     private func undoEntries() -> [TrayMenuItem] {

@@ -78,8 +78,8 @@ final class AgentTray {
     private func draw() {
         stale = false
         let now = service.tracker.clock.now()
-        let today = (try? service.tracker.todayAndWeekSeconds().today) ?? 0
-        let look = TrayLook(status: status, now: now, today: today)
+        let totals = try? service.tracker.todayAndWeekSeconds()
+        let look = TrayLook(status: status, now: now, today: totals?.today ?? 0, week: service.weekProgress(week: totals?.week ?? 0))
         item.update(appearance: look.appearance)
         item.update(menu: menu(look))
         scheduleTick()
@@ -134,7 +134,7 @@ final class AgentTray {
         default:
             if let last = status?.lastProjectName, !last.isEmpty {
                 items.append(TrayMenuItem(id: ID.continueLast, label: "Continue \(last)") { [unowned self] in
-                    self.service.desktopCommand("continue") { _ = try self.service.tracker.toggle() }
+                    self.service.desktopCommand("continue") { try self.service.continueLastProject() }
                 })
             }
         }
@@ -167,9 +167,12 @@ final class AgentTray {
                 self.service.desktopCommand("reminders") { try self.service.tracker.setReminderMinutes(minutes) }
             }
         }
-        items.append(TrayMenuItem(id: ID.reminders, label: "Reminders", children: reminders))
+        items.append(TrayMenuItem(id: ID.reminders, label: "Reminders", children: reminders + untrackedReminderEntries()))
         return items
     }
+
+    /// The Start submenu opened for the person (the not-tracking reminder's `Start…` without a window).
+    func openStartMenu() { item.requestMenuOpening(at: ID.start) }
 
     /// The Start submenu's projects: the open one first, then those used in the last 30 days by
     /// their newest session, then the other active ones by name.
@@ -192,9 +195,10 @@ struct TrayLook {
     var appearance: TrayAppearance
 
     /// The menu's first line: "Writing · Work — 0:42 (today 3:10)", "… · paused", or
-    /// "Not tracking (today 3:10)". Its one definition.
-    static func titleLine(status: TimerStatus?, now: Int64, today: Int64) -> String {
-        let todayText = "today \(hoursMinutes(today))"
+    /// "Not tracking (today 3:10)"; `week` is the week against its target (`week 31:20 of
+    /// 40:00`), "" without one. Its one definition.
+    static func titleLine(status: TimerStatus?, now: Int64, today: Int64, week: String = "") -> String {
+        let todayText = "today \(hoursMinutes(today))" + (week.isEmpty ? "" : ", \(week)")
         guard let status, let session = status.session, let project = status.project else {
             return "Not tracking (\(todayText))"
         }
@@ -219,8 +223,8 @@ struct TrayLook {
         return result + others
     }
 
-    init(status: TimerStatus?, now: Int64, today: Int64) {
-        title = Self.titleLine(status: status, now: now, today: today)
+    init(status: TimerStatus?, now: Int64, today: Int64, week: String = "") {
+        title = Self.titleLine(status: status, now: now, today: today, week: week)
         guard let status, let session = status.session, let project = status.project else {
             appearance = TrayAppearance(
                 title: "Time", iconName: AppIcons.idle,

@@ -21,6 +21,9 @@ struct TimerProperties: Equatable {
     var awaySince: Int64 = 0
     var pendingAway: DBusValue = .array(elementSignature: "(txxss)", [])
     var canUndo = ""
+    var currency = ""
+    var weeklyTarget: UInt64 = 0
+    var untrackedReminderMinutes: UInt32 = 0
 
     init() {}
 
@@ -49,7 +52,8 @@ struct TimerProperties: Equatable {
             "LastProject": .string(lastProject), "StorageState": .string(storageState),
             "StorageMessage": .string(storageMessage), "ReminderMinutes": .uint32(reminderMinutes),
             "AwayMinutes": .uint32(awayMinutes), "AwaySince": .int64(awaySince), "PendingAway": pendingAway,
-            "CanUndo": .string(canUndo),
+            "CanUndo": .string(canUndo), "Currency": .string(currency), "WeeklyTarget": .uint64(weeklyTarget),
+            "UntrackedReminderMinutes": .uint32(untrackedReminderMinutes),
         ]
     }
 

@@ -5,9 +5,12 @@ import TimeCore
 
 /// The week's chart as a PNG: for `WeeklyReportPNG` and the `ShowWeeklyReport` notification.
 enum WeekPicture {
-    static func png(_ report: WeeklyReport) throws -> [UInt8] {
+    static func png(_ report: WeeklyReport) throws -> [UInt8] { try png(svg: report.svg) }
+
+    /// Any report's chart (`ReportPNG`).
+    static func png(svg: String) throws -> [UInt8] {
         do {
-            return try PNGRenderer.png(svg: report.svg)
+            return try PNGRenderer.png(svg: svg)
         } catch {
             throw TrackerError.storageFailure("The chart could not be drawn (\(error)); the text report still works (timectl report).")
         }

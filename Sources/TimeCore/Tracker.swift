@@ -44,8 +44,14 @@ public struct ProjectChanges: Sendable {
     public var color: String?
     public var category: String?
     public var archived: Bool?
-    public init(name: String? = nil, color: String? = nil, category: String? = nil, archived: Bool? = nil) {
+    /// A decimal rate (`"85.50"`), `""` to remove it.
+    public var rate: String?
+    /// Seconds per week; 0 for none.
+    public var weeklyTarget: Int64?
+    public init(name: String? = nil, color: String? = nil, category: String? = nil, archived: Bool? = nil,
+                rate: String? = nil, weeklyTarget: Int64? = nil) {
         self.name = name; self.color = color; self.category = category; self.archived = archived
+        self.rate = rate; self.weeklyTarget = weeklyTarget
     }
 }
 
@@ -318,9 +324,14 @@ public final class Tracker {
         if let color = changes.color { project.color = try TextInput.color(color) }
         if let category = changes.category { project.categoryID = try self.category(named: category)?.id }
         if let archived = changes.archived { project.archived = archived }
+        if let rate = changes.rate { project.rateCents = try Money.rateCents(rate) }
+        if let target = changes.weeklyTarget { project.weeklyTarget = try PlanSettings.checkedTarget(target, of: project.name) }
         guard project != original else { return }
+        var plan = original
+        (plan.rateCents, plan.weeklyTarget) = (project.rateCents, project.weeklyTarget)
         try change {
-            try store.updateProject(project)
+            if project != plan { try store.updateProject(project) }
+            if plan != original { try store.updateProjectPlan(project) }
             projectsByID[id] = project
         }
     }

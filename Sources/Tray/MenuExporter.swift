@@ -55,6 +55,14 @@ final class MenuExporter {
         }
     }
 
+    /// Asks the hosts showing the menu to open it at item `id` (dbusmenu's
+    /// `ItemActivationRequested`, as for a hotkey); hosts that do not honour it ignore it.
+    func requestOpening(_ id: Int32) {
+        guard let connection, connection.isConnected, let hostID = identity.hostID(of: id), tree.nodes[hostID] != nil else { return }
+        try? connection.emitSignal(path: path, interface: Self.interfaceName, name: "ItemActivationRequested",
+                                   arguments: [.int32(hostID), .uint32(0)])
+    }
+
     private func unknownItem(_ id: Int32) -> BusError {
         BusError(name: BusError.invalidArgs, message: "There is no menu item with id \(id)")
     }

@@ -37,6 +37,9 @@ struct MenuIdentity {
         return menu.renumbered(assigned)
     }
 
+    /// The id hosts know the owner's entry `id` by (nil: not in the menu).
+    func hostID(of id: Int32) -> Int32? { wireIDs[id] }
+
     private mutating func fresh() -> Int32 {
         defer { nextFresh = nextFresh == Int32.max ? Self.firstFreshID : nextFresh + 1 }
         return nextFresh

@@ -111,6 +111,9 @@ public final class TrayItem {
 
     public func update(menu items: [TrayMenuItem]) { menu.update(items) }
 
+    /// Asks the panel to open the menu at item `id` (a submenu opens its list), where it can.
+    public func requestMenuOpening(at id: Int32) { menu.requestOpening(id) }
+
     /// The menu's layout revision (rises with each structural change).
     public var menuRevision: UInt32 { menu.revision }
 

@@ -17,6 +17,8 @@ struct Options {
     var syncOnly = false
     /// Only the core's rows: every kind of change and the roll-forward, no agent (`--changes-only`).
     var changesOnly = false
+    /// Only the report rows, over D-Bus (`--reports-only`).
+    var reportsOnly = false
 }
 
 func parseOptions() -> Options {
@@ -29,6 +31,7 @@ func parseOptions() -> Options {
         case "--import-only": options.importOnly = true
         case "--sync-only": options.syncOnly = true
         case "--changes-only": options.changesOnly = true
+        case "--reports-only": options.reportsOnly = true
         case "--sizes": options.sizes = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
         case "--window": options.window = Double(arguments.popFirst() ?? "") ?? options.window
         case "--work": options.work = arguments.popFirst() ?? options.work
@@ -48,7 +51,7 @@ func parseOptions() -> Options {
             let folder = arguments.popFirst() ?? "", acks = arguments.popFirst() ?? ""
             exit(runCrashWorkloadWithSync(folder: folder, acks: acks, changes: Int(arguments.popFirst() ?? "") ?? 20))
         case "--help", "-h":
-            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--changes-only]")
+            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--changes-only] [--reports-only]")
             print("       time-bench --profile-kind DATA-DIR METRIC N | --profile-sync DATA-DIR SYNC-DIR|- N   (for a profiler; - is sync off)")
             exit(0)
         default:
@@ -116,6 +119,13 @@ func verdict(_ row: Row, in rows: [Row]) -> String {
         guard let base = rows.first(where: { $0.size == 1000 && $0.metric == name })?.summary.median else { return "" }
         return median <= 1.2 * base ? "flat (\(format(median / base))× of 1,000)" : "NOT FLAT (\(format(median / base))× of 1,000, goal ≤ 1.2×)"
     case "WeeklyReport json, a week mid-history" where row.size == 100_000: return atMost(5)
+    case reportMonthMetric where row.size == 100_000:
+        let base = rows.first { $0.size == 1000 && $0.metric == reportMonthMetric }?.summary.median
+        let flat = base.map { median <= 1.2 * $0 ? "flat (\(format(median / $0))× of 1,000)" : "NOT FLAT (\(format(median / $0))× of 1,000, goal ≤ 1.2×)" } ?? ""
+        return atMost(5) + (flat.isEmpty ? "" : ", " + flat)
+    case reportYearMetric:
+        guard let month = rows.first(where: { $0.size == row.size && $0.metric == reportMonthMetric })?.summary.median else { return "" }
+        return median <= 12 * month ? "ok (\(format(median / month))× a month, goal ≤ 12×)" : "MISSED (\(format(median / month))× a month, goal ≤ 12×)"
     case let name where name.hasPrefix("agent start to name owned") && row.size == 100_000: return atMost(100)
     case "idle RSS": return atMost(20)
     case let name where name.hasPrefix("wake-ups"): return median == 0 ? "ok (0)" : "MISSED (goal 0)"
@@ -243,6 +253,7 @@ func measure(size: Int, options: Options, agentBinary: String, rows changeRows: 
     let data = options.work + "/data-\(size)"
     let now = Int64(time(nil))
 
+    if options.reportsOnly { return try measureReports(size: size, options: options, agentBinary: agentBinary, data: data, now: now) }
     add("floor: one fdatasync of 4 KiB overwritten in place", "ms", try measureFlushFloor(folder: options.work))
     let starts = try measureRollForward(data: data, now: now)
     add("core start-up, store current", "ms", [starts.current])
@@ -316,6 +327,7 @@ func measure(size: Int, options: Options, agentBinary: String, rows changeRows: 
     log("size \(size): reports")
     let middle = CivilDate(dayNumber: Int((now - Int64(size / 8 / 2) * 86400) / 86400)).description
     add("WeeklyReport json, a week mid-history", "ms", try timed(50) { _ = try call(client, "WeeklyReport", [.string(middle), .string("json")]) })
+    rows += try rangeReportRows(size: size, client: client, middle: middle)
     let week = try Week.parse(middle, now: now)
     add("ListSessions, one week", "ms", try timed(50) {
         _ = try call(client, "ListSessions", [.uint64(0), .int64(week.start), .int64(week.end)])
@@ -351,14 +363,19 @@ try? Files.makePrivateDirectory(options.work)
 var rows: [Row] = []
 do {
     var changeRows: [Int: [Row]] = [:]
-    if !options.syncOnly && !options.importOnly {
+    if options.reportsOnly {
+        for size in options.sizes { try generateHistory(size: size, options: options) { printError($0) } }
+        for size in options.sizes {
+            rows += try measure(size: size, options: options, agentBinary: agentBinary, rows: []) { printError($0) }
+        }
+    } else if !options.syncOnly && !options.importOnly {
         for size in options.sizes { try generateHistory(size: size, options: options) { printError($0) } }
         printError("every kind of change at \(options.sizes.map(String.init).joined(separator: ", ")) sessions, taking turns")
         let now = Int64(time(nil))
         let stores = try options.sizes.map { try ChangeKindStore(size: $0, data: options.work + "/data-\($0)", now: now) }
         changeRows = try measureChangeKinds(stores: stores)
     }
-    for size in options.sizes {
+    for size in options.sizes where !options.reportsOnly {
         if options.syncOnly {
             rows += try measureSync(size: size, options: options) { printError($0) }
             continue

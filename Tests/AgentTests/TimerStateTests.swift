@@ -206,7 +206,7 @@ final class TimerStateTests: XCTestCase {
 
     func testGetStatusHasEveryContractKeyWithItsType() throws {
         let expected = ["state": "s", "project": "s", "project_id": "t", "color": "s", "category": "s", "session": "t",
-                        "elapsed": "t", "today": "t", "week": "t", "note": "s"]
+                        "elapsed": "t", "today": "t", "week": "t", "week_target": "t", "note": "s"]
         let idle = try agent.status()
         XCTAssertEqual(Set(idle.keys), Set(expected.keys))
         for (key, signature) in expected { XCTAssertEqual(idle[key]?.signature, signature, key) }
@@ -250,7 +250,7 @@ final class TimerStateTests: XCTestCase {
     func testProjectsAndCategoriesRows() throws {
         let id = try agent.createProject("Writing")
         let project = try XCTUnwrap(try agent.projects().first)
-        XCTAssertEqual(Set(project.keys), ["id", "name", "color", "category", "archived"])
+        XCTAssertEqual(Set(project.keys), ["id", "name", "color", "category", "archived", "rate", "weekly_target"])
         XCTAssertEqual(project["id"], .uint64(id))
         XCTAssertEqual(project["category"], .string(""), "\"\" = none")
         XCTAssertEqual(project["archived"], .bool(false))

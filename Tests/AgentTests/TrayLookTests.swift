@@ -27,6 +27,17 @@ final class TrayLookTests: XCTestCase {
         XCTAssertTrue(look.appearance.tooltipMarkup.contains("Today: 3:10"))
     }
 
+    /// With a weekly target the title line holds the week against it.
+    func testTheWeekAgainstItsTarget() {
+        let running = withTimeZone("UTC") {
+            TrayLook(status: status(running: true), now: 1_000_000 + 900 + 1920, today: 11_400, week: "week 31:20 of 40:00")
+        }
+        XCTAssertEqual(running.title, "R&D <core> · Work — 0:42 (today 3:10, week 31:20 of 40:00)")
+        let idle = TrayLook(status: nil, now: 0, today: 0, week: "week 0:00 of 40:00")
+        XCTAssertEqual(idle.title, "Not tracking (today 0:00, week 0:00 of 40:00)")
+        XCTAssertEqual(TrayLook(status: nil, now: 0, today: 0).title, "Not tracking (today 0:00)", "no target, no week")
+    }
+
     func testPausedAndIdle() {
         let paused = withTimeZone("UTC") { TrayLook(status: status(running: false), now: 1_000_000 + 4000, today: 2520) }
         XCTAssertEqual(paused.appearance.iconName, "io.github.timetracker.Time-paused-symbolic")

@@ -261,7 +261,7 @@ final class ChunkTreeTests: XCTestCase {
         try home.tracker.setNote(session: 2, note: "edited after the upgrade")
         let newest = try XCTUnwrap(home.keeper?.entries.last)
         let header = try SnapshotFormat.read(Files.read(newest.path))
-        XCTAssertEqual(header.version, 9)
+        XCTAssertEqual(header.version, SnapshotFormat.currentVersion, "written in the current layout")
         let tree = try ChunkTreeContents(snapshot: newest.path)
         XCTAssertEqual(tree.sessionsByPeriod.keys.sorted(), ["2024-02-03", "2024-07-08", "2026-11-02"])
         XCTAssertEqual(tree.indexPeriods, ["", "2024", "2024-02", "2024-07", "2026", "2026-11"])

@@ -358,6 +358,7 @@ final class ExchangeTests: TrackerTestCase {
     func testJSONReadsBackIntoAnEmptyStoreRecordForRecord() throws {
         try sampleData()
         try tracker.updateProject(id: 2, changes: ProjectChanges(archived: true))
+        try tracker.updateProject(id: 1, changes: ProjectChanges(rate: "85.50", weeklyTarget: 72000))
         let json = try tracker.export(format: "json", from: 0, to: 0, project: 0)
         let file = directory + "/export.json"
         try Data(json.utf8).write(to: URL(fileURLWithPath: file))
@@ -370,6 +371,9 @@ final class ExchangeTests: TrackerTestCase {
         XCTAssertEqual(copy.categories.map(\.name), original.categories.map(\.name))
         XCTAssertEqual(copy.projects.map { [$0.name, $0.color, "\($0.archived)", "\($0.categoryID ?? 0)"] },
                        original.projects.map { [$0.name, $0.color, "\($0.archived)", "\($0.categoryID ?? 0)"] })
+        XCTAssertEqual(copy.projects.map(\.rateCents), original.projects.map(\.rateCents), "rates travel with the export")
+        XCTAssertEqual(copy.projects.map(\.weeklyTarget), original.projects.map(\.weeklyTarget))
+        XCTAssertEqual(copy.projects.first?.rateCents, 8550)
         let strip = { (s: WorkSession) -> [Int64] in [s.projectID, s.start, s.end ?? -1, s.unrecordedSeconds] + s.segments.flatMap { [$0.start, $0.end ?? -1] } }
         XCTAssertEqual(copy.sessions.map(strip), original.sessions.filter { !$0.isOpen }.sorted { $0.start < $1.start }.map(strip))
         XCTAssertEqual(copy.sessions.map(\.note), original.sessions.filter { !$0.isOpen }.sorted { $0.start < $1.start }.map(\.note))

@@ -2,25 +2,48 @@ import Glibc
 import XCTest
 @testable import TimeCore
 
-/// Three simulated devices with clocks skewed by hours make random changes; their change files
-/// reach each other in random orders, duplicated, cut mid-record, corrupted on the way, beside
-/// Syncthing's temporary files and conflict copies. After full delivery every device holds the
-/// same history, record for record, and no acknowledged change is missing.
+/// Two worlds. In the first, three simulated devices with clocks skewed by hours make random
+/// changes as records; their change files reach each other in random orders, duplicated, cut
+/// mid-record, corrupted on the way, beside Syncthing's temporary files and conflict copies.
+/// After full delivery every device holds the same history, record for record, and no
+/// acknowledged change is missing. In the second, three real devices (stores, change gates,
+/// sync engines) take a person's calls, and an oracle that knows only those calls and their
+/// order says what each field must hold (SyncClientWorld, SyncClientOracle).
 ///
 /// Replay a failure with TIME_SYNC_SEED=<seed printed> swift test --filter SyncMergeRandomizedTests;
 /// TIME_SYNC_ROUNDS sets how many seeds one run tries (scripts/stress.sh uses more).
 final class SyncMergeRandomizedTests: XCTestCase {
-    func testThreeDevicesConvergeWhateverTheDelivery() throws {
+    private func seeds(_ label: String, rounds defaultRounds: Int) -> [UInt64] {
         let fixed = getenv("TIME_SYNC_SEED").flatMap { UInt64(String(cString: $0)) }
-        let rounds = fixed != nil ? 1 : (getenv("TIME_SYNC_ROUNDS").flatMap { Int(String(cString: $0)) } ?? 4)
+        let rounds = fixed != nil ? 1 : (getenv("TIME_SYNC_ROUNDS").flatMap { Int(String(cString: $0)) } ?? defaultRounds)
         var seeder = SystemRandomNumberGenerator()
-        for _ in 0..<rounds {
+        return (0..<rounds).map { _ in
             let seed = fixed ?? (seeder.next() as UInt64) % 1_000_000_000
-            print("sync merge seed \(seed) (replay: TIME_SYNC_SEED=\(seed))")
+            print("\(label) seed \(seed) (replay: TIME_SYNC_SEED=\(seed))")
+            return seed
+        }
+    }
+
+    func testThreeDevicesConvergeWhateverTheDelivery() throws {
+        for seed in seeds("sync merge", rounds: 4) {
             let directory = try makeTemporaryDirectory()
             defer { Files.remove(directory) }
             var world = try SyncWorld(seed: seed, directory: directory)
             try world.run(steps: 400)
+        }
+    }
+
+    /// Same-name creations on several devices, then edits of their sessions and projects on
+    /// others; renames onto and away from names other devices just created; category deletes
+    /// beside recategorizations: every field ends as the clients wrote it.
+    func testEveryFieldHoldsWhatTheClientsWrote() throws {
+        setenv("TZ", "UTC", 1)
+        tzset()
+        for seed in seeds("sync clients", rounds: 3) {
+            let directory = try makeTemporaryDirectory()
+            defer { Files.remove(directory) }
+            let world = try SyncClientWorld(seed: seed, directory: directory)
+            try world.run(steps: 240)
         }
     }
 }

@@ -125,7 +125,8 @@ final class SyncMergedStateTests: SyncTestCase {
         let before = try sessions(laptop!.tracker)
         XCTAssertEqual(before.count, 5)
         (a, laptop) = (nil, nil)
-        // Back to what v8 wrote: no tables of the merged state, positions of the other device only.
+        // Back to what v8 wrote: no tables of the merged state (nor v10's rates and targets),
+        // positions of the other device only.
         do {
             let database = try SQLiteDatabase(path: directory + "/laptop/time.sqlite", mode: .readWrite)
             let text = try XCTUnwrap(try database.queryFirst("SELECT value FROM meta WHERE key = 'sync_positions'") { $0.string(0) })
@@ -135,8 +136,10 @@ final class SyncMergedStateTests: SyncTestCase {
             let v8 = JSON.sortedObject(["root": saved["root"]!, "devices": .object(devices.filter { $0.0 != laptopID })]).serialized
             try database.execute("""
                 DROP TABLE sync_entities; DROP TABLE sync_devices; DELETE FROM meta WHERE key = 'sync_replica';
+                ALTER TABLE projects DROP COLUMN rate_cents; ALTER TABLE projects DROP COLUMN weekly_target;
                 PRAGMA user_version = 8;
                 """)
+            try database.execute(v8Notes)
             try database.run("UPDATE meta SET value = ? WHERE key = 'sync_positions'", .text(v8))
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
@@ -287,3 +290,15 @@ final class SyncMergedStateTests: SyncTestCase {
         XCTAssertNil(SyncReplicaStore.decode(kind: .session, id: id, "{\"c\":null"), "a damaged row is no entity")
     }
 }
+
+/// SQL that puts a current store's notes back as v8 kept them (one per record, v8's triggers).
+let v8Notes: String = {
+    var sql = ""
+    for table in ["categories", "projects", "sessions", "segments"] {
+        for event in ["insert", "update", "delete"] { sql += "DROP TRIGGER sync_notes_\(table)_\(event);\n" }
+    }
+    return sql + """
+        DROP TABLE sync_dirty;
+        CREATE TABLE sync_dirty(kind TEXT NOT NULL, gid TEXT NOT NULL, PRIMARY KEY(kind, gid)) WITHOUT ROWID;
+        """ + SyncStore.legacyTriggers()
+}()

@@ -208,10 +208,14 @@ final class EndToEndTests: XCTestCase {
         try ok("add", "Writing", "--start", "2026-11-24 09:00", "--duration", "2h", env: clock)
         try ok("add", "Writing", "--start", "2026-11-17 09:00", "--duration", "1h", env: clock)
 
-        let text = try ok("report", "2026-11-25")
+        let text = try ok("report", "2026-W48")
         XCTAssertTrue(text.contains("2026-W48"), text)
         XCTAssertTrue(text.contains("Writing"), text)
-        for week in ["2026-W48", "2026-w48", "2026-11-23", "today"] {
+        // A date is that day (the contract's ranges), no longer the week that holds it.
+        let day = try ok("report", "2026-11-24", env: clock)
+        XCTAssertTrue(day.hasPrefix("Report 2026-11-24: 2026-11-24 to 2026-11-24 (Europe/Berlin)"), day)
+        XCTAssertTrue(day.contains("2:00"), day)
+        for week in ["2026-W48", "2026-w48", "this"] {
             let report = try XCTUnwrap(try bus.runArray(["report", week, "--json"], env: clock).json() as? [String: Any])
             XCTAssertEqual(report["week"] as? String, "2026-W48", week)
             XCTAssertEqual(report["total"] as? Int, 7200, week)
@@ -283,7 +287,17 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try complete("timectl", "start", "X", "--"), ["--category", "--color", "--no-create", "--help"])
         XCTAssertEqual(try complete("timectl", "sessions", "--l"), ["--last-week"])
         XCTAssertEqual(try complete("timectl", "add", "Garden", "--e"), ["--end"])
-        XCTAssertEqual(try complete("timectl", "report", "-"), ["--json", "--svg", "--png", "--help", "-1", "-2"])
+        XCTAssertEqual(try complete("timectl", "report", "-"), ["--json", "--csv", "--timesheet", "--output", "-o", "--svg", "--png", "--month",
+                                                                "--last-month", "--year", "--from", "--to", "--by", "--columns", "--project",
+                                                                "--tag", "--round", "--round-mode", "--decimal", "--help", "-1", "-2"])
+        XCTAssertEqual(try complete("timectl", "report", "--by", ""), ["project", "category", "tag"])
+        XCTAssertEqual(try complete("timectl", "report", "--round-mode", "n"), ["nearest"])
+        XCTAssertEqual(try complete("timectl", "report", "la"), ["last", "last-month"])
+        XCTAssertEqual(try complete("timectl", "project", ""), ["set"])
+        XCTAssertEqual(try complete("timectl", "project", "set", "Ga"), ["Garden"])
+        XCTAssertEqual(try complete("timectl", "project", "set", "Garden", "--"), ["--rate", "--target", "--help"])
+        XCTAssertEqual(try complete("timectl", "reminders", "u"), ["untracked"])
+        XCTAssertEqual(try complete("timectl", "cu"), ["currency"])
     }
 
     /// Completes a command line in a real interactive zsh, run in a pseudo-terminal by zsh's own
@@ -335,6 +349,9 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try fish("timectl watch --format ").sorted(), ["json", "plain", "waybar"])
         XCTAssertEqual(try fish("timectl start Garden --no"), ["--no-create"])
         XCTAssertEqual(try fish("timectl sessions --l"), ["--last-week"])
+        XCTAssertEqual(try fish("timectl report --ro").sorted(), ["--round", "--round-mode"])
+        XCTAssertEqual(try fish("timectl report --by ").sorted(), ["category", "project", "tag"])
+        XCTAssertEqual(try fish("timectl project set Garden --r"), ["--rate"])
 
         let syntax = try Command.run("zsh", ["-n", completions + "/_timectl"], exactEnvironment: environment, timeout: 20)
         XCTAssertEqual(syntax.status, 0, syntax.stderr)
@@ -353,6 +370,8 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try zsh("timectl status --"), ["--format", "--help", "--json"])
         XCTAssertEqual(try zsh("timectl start Garden --no"), ["--no-create"])
         XCTAssertEqual(try zsh("timectl sessions --l"), ["--last-week"])
+        XCTAssertEqual(try zsh("timectl cu"), ["currency"])
+        XCTAssertEqual(try zsh("timectl report --by "), ["category", "project", "tag"])
     }
 }
 

@@ -16,6 +16,7 @@ final class UsageTests: XCTestCase {
         ["projects"], ["projects", "add"], ["projects", "edit"], ["projects", "archive"], ["projects", "unarchive"],
         ["categories"], ["categories", "add"], ["categories", "delete"], ["sessions"], ["add"], ["edit"],
         ["delete"], ["reminders"], ["undo"], ["redo"], ["history"], ["watch"], ["help"],
+        ["project"], ["project", "set"], ["projects", "set"], ["currency"], ["target"], ["reminders", "untracked"],
     ]
 
     func testHelpOnEveryCommand() throws {
@@ -85,7 +86,19 @@ final class UsageTests: XCTestCase {
             (["edit", "x", "--note", "n"], "session id"),
             (["delete"], "missing argument <session>"),
             (["reminders", "often"], "minutes or 'off'"),
-            (["report", "someday"], "as a week"),
+            (["report", "someday"], "as a range"),
+            (["report", "--json", "--csv"], "exclude each other"),
+            (["report", "2026-11", "--month"], "give one range"),
+            (["report", "--to", "2026-11-02"], "--to needs --from"),
+            (["report", "--from", "2026-11-05", "--to", "2026-11-02"], "--from must not come after --to"),
+            (["report", "--by", "client"], "project, category or tag"),
+            (["report", "--round", "soon"], "--round takes a duration"),
+            (["report", "--round-mode", "up"], "--round-mode needs --round"),
+            (["project", "set", "Writing"], "give --rate or --target"),
+            (["project", "set", "Writing", "--target", "200h"], "up to 168h"),
+            (["currency", "euro"], "three letters"),
+            (["target", "lots"], "duration per week"),
+            (["reminders", "untracked", "often"], "minutes up to 1440"),
             (["report", "-1x"], "unknown option '-1x'"),
             (["help", "frob"], "unknown command 'frob'"),
             (["--json"], "unknown option '--json'"),

@@ -137,7 +137,9 @@ final class TrayProtocolTests: XCTestCase {
         XCTAssertEqual(start.children.first?.properties["toggle-state"], .int32(1))
         XCTAssertEqual(start.children.last?.properties["toggle-state"], .int32(0))
         let reminders = root.find("Reminders")!
-        XCTAssertEqual(reminders.labels, ["Off", "Every 30 min", "Every 60 min", "Every 90 min", "Every 120 min"])
+        XCTAssertEqual(reminders.labels, ["Off", "Every 30 min", "Every 60 min", "Every 90 min", "Every 120 min", "When not tracking"])
+        XCTAssertEqual(reminders.find("When not tracking")?.labels, ["Off", "After 15 min", "After 30 min", "After 60 min"])
+        XCTAssertEqual(reminders.find("When not tracking")?.children.first?.properties["toggle-state"], .int32(1), "off by default")
         XCTAssertEqual(reminders.find("Every 60 min")?.properties["toggle-state"], .int32(1))
 
         // KDE: one level at a time.
@@ -196,6 +198,10 @@ final class TrayProtocolTests: XCTestCase {
         let ninety = try tray.layout().root.find("Every 90 min")!
         _ = try tray.menu("Event", [.int32(ninety.id), .string("clicked"), .variant(.int32(0)), .uint32(0)])
         try waitFor("reminders every 90 min", seconds: 10) { try client.agentProperty("ReminderMinutes") == .uint32(90) }
+        // And its not-tracking reminder: the same setting as UntrackedReminderMinutes.
+        let fifteen = try tray.layout().root.find("After 15 min")!
+        _ = try tray.menu("Event", [.int32(fifteen.id), .string("clicked"), .variant(.int32(0)), .uint32(0)])
+        try waitFor("the not-tracking reminder after 15 min", seconds: 10) { try client.agentProperty("UntrackedReminderMinutes") == .uint32(15) }
 
         // Stop: idle, Stop disabled, "Continue" offered.
         _ = try tray.menu("Event", [.int32(try tray.layout().root.find("Stop")!.id), .string("clicked"), .variant(.int32(0)), .uint32(0)])

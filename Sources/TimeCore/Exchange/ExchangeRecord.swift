@@ -35,6 +35,9 @@ public struct ExchangeProject: Equatable, Sendable {
     public var color: String
     public var category: String
     public var archived: Bool
+    /// The hourly rate and weekly target (v10 data; none in older exports).
+    public var rateCents: Int64? = nil
+    public var weeklyTarget: Int64 = 0
 }
 
 /// Everything read from one source.

@@ -79,8 +79,8 @@ public enum ExportWriter {
         return out
     }
 
-    /// Complete: categories, projects (color, category, archived) and sessions with segments and
-    /// notes; `Import json` reads it back to the same data.
+    /// Complete: categories, projects (color, category, archived, rate, weekly target) and sessions
+    /// with segments and notes; `Import json` reads it back to the same data.
     static func json(_ input: ExportInput, _ lookup: Lookup) -> String {
         let value = JSON.object([
             ("format", .string(JSONExchange.formatName)),
@@ -89,7 +89,8 @@ public enum ExportWriter {
             ("categories", .array(input.categories.map { .string($0.name) })),
             ("projects", .array(input.projects.map { project in
                 .object([("id", .int(project.id)), ("name", .string(project.name)), ("color", .string(project.color)),
-                         ("category", .string(lookup.categories[project.id] ?? "")), ("archived", .bool(project.archived))])
+                         ("category", .string(lookup.categories[project.id] ?? "")), ("archived", .bool(project.archived)),
+                         ("rate", .string(project.rateCents.map(Money.rateText) ?? "")), ("weekly_target", .int(project.weeklyTarget))])
             })),
             ("sessions", .array(input.sessions.compactMap { session in
                 guard let end = session.end else { return nil }

@@ -19,7 +19,18 @@ public enum JSONExchange {
             guard let name = $0["name"]?.stringValue, let color = $0["color"]?.stringValue,
                   let category = $0["category"]?.stringValue, let archived = $0["archived"]?.boolValue
             else { throw ExchangeError(file: file, line: 0, expected: "projects with name, color, category and archived") }
-            return ExchangeProject(name: name, color: color, category: category, archived: archived)
+            var project = ExchangeProject(name: name, color: color, category: category, archived: archived)
+            // A rate and a weekly target (exports since v10); absent in older ones.
+            let badPlan = ExchangeError(file: file, line: 0, expected: "a project's rate as a decimal string (\"85.50\") and weekly_target in seconds up to a week")
+            if let rate = $0["rate"] {
+                guard let text = rate.stringValue else { throw badPlan }
+                do { project.rateCents = try Money.rateCents(text) } catch { throw badPlan }
+            }
+            if let target = $0["weekly_target"] {
+                guard let seconds = target.intValue, (0...PlanSettings.maximumWeeklyTarget).contains(seconds) else { throw badPlan }
+                project.weeklyTarget = seconds
+            }
+            return project
         }
         for (index, session) in (json["sessions"]?.arrayValue ?? []).enumerated() {
             let what = "session \(index + 1) with id, project, start, end, unrecordedSeconds, note and segments [[start, end]]"

@@ -47,7 +47,7 @@ extension Tracker {
         var projectKeys = Dictionary(projectsByID.values.map { (TextInput.nameKey($0.name), $0) }, uniquingKeysWith: { a, _ in a })
         var categoryKeys = Set(categoriesByID.values.map { TextInput.nameKey($0.name) })
         var newCategories: [String] = []
-        var newProjects: [(name: String, color: String, category: String, archived: Bool)] = []
+        var newProjects: [(name: String, color: String, category: String, archived: Bool, rateCents: Int64?, weeklyTarget: Int64)] = []
         var pending: [(project: String, session: WorkSession)] = []
         var keysSeen = Set<String>()
         var chosenByTag = 0
@@ -59,19 +59,23 @@ extension Tracker {
             if categoryKeys.insert(TextInput.nameKey(valid)).inserted { newCategories.append(valid) }
             return valid
         }
-        func useProject(_ raw: String, category: String, color: String = "", archived: Bool = false) throws -> String {
+        func useProject(_ raw: String, category: String, color: String = "", archived: Bool = false,
+                        rateCents: Int64? = nil, weeklyTarget: Int64 = 0) throws -> String {
             let name = try TextInput.normalizedName(raw, kind: "project")
             let key = TextInput.nameKey(name)
             if projectKeys[key] == nil {
                 let category = try useCategory(category)
                 projectKeys[key] = Project(id: 0, name: name, color: "", categoryID: nil, archived: archived)
-                newProjects.append((name, TextInput.normalizedColor(color) ?? "", category, archived))
+                newProjects.append((name, TextInput.normalizedColor(color) ?? "", category, archived, rateCents, weeklyTarget))
             }
             return key
         }
 
         for category in data.categories { _ = try useCategory(category) }
-        for project in data.projects { _ = try useProject(project.name, category: project.category, color: project.color, archived: project.archived) }
+        for project in data.projects {
+            _ = try useProject(project.name, category: project.category, color: project.color, archived: project.archived,
+                               rateCents: project.rateCents, weeklyTarget: project.weeklyTarget)
+        }
 
         for record in data.records {
             guard let end = record.end else { continue } // running: warned by the reader
@@ -153,7 +157,7 @@ extension Tracker {
                     : project.color
                 var record = Project(id: 0, name: project.name, color: color,
                                      categoryID: project.category.isEmpty ? nil : categoryIDs[TextInput.nameKey(project.category)],
-                                     archived: project.archived)
+                                     archived: project.archived, rateCents: project.rateCents, weeklyTarget: project.weeklyTarget)
                 record.id = try store.insertProject(record)
                 projectsByID[record.id] = record
                 projectIDs[TextInput.nameKey(project.name)] = record.id

@@ -11,7 +11,7 @@ struct StepDescription {
     // Column positions, in the order the schema migrations created them.
     private enum SessionColumn { static let id = 0, project = 1, start = 2, end = 3, unrecorded = 4, note = 5 }
     private enum SegmentColumn { static let id = 0, session = 1, start = 2, end = 3 }
-    private enum ProjectColumn { static let id = 0, name = 1, color = 3, category = 4, archived = 5 }
+    private enum ProjectColumn { static let id = 0, name = 1, color = 3, category = 4, archived = 5, rate = 7, target = 8 }
 
     func sentence(for changeset: Changeset) throws -> String {
         let rows = try changeset.rows()
@@ -111,6 +111,19 @@ struct StepDescription {
                 return row.new[ProjectColumn.archived]?.integer == 1 ? "Archived project \(name)" : "Took project \(name) out of the archive"
             }
             if changed == [ProjectColumn.color] { return "Changed the color of \(name)" }
+            if changed == [ProjectColumn.rate] {
+                guard case .integer(let cents)? = row.new[ProjectColumn.rate] else { return "Removed the rate of \(name)" }
+                return "Set the rate of \(name) to \(Money.rateText(cents))"
+            }
+            if changed == [ProjectColumn.rate, ProjectColumn.target] {
+                let target = row.new[ProjectColumn.target]?.integer ?? 0
+                let rate = row.new[ProjectColumn.rate]?.integer.map { "the rate of \(name) to \(Money.rateText($0))" } ?? "no rate for \(name)"
+                return "Set \(rate) and " + (target == 0 ? "no weekly target" : "its weekly target to \(duration(target))")
+            }
+            if changed == [ProjectColumn.target] {
+                let target = row.new[ProjectColumn.target]?.integer ?? 0
+                return target == 0 ? "Removed the weekly target of \(name)" : "Set the weekly target of \(name) to \(duration(target))"
+            }
             if changed == [ProjectColumn.category] {
                 guard case .integer(let category)? = row.new[ProjectColumn.category],
                       let categoryName = try store.database.queryFirst("SELECT name FROM categories WHERE id = ?", .integer(category), row: { $0.string(0) })
@@ -137,9 +150,23 @@ struct StepDescription {
             if key == "reminder_minutes", let minutes = row.value(1)?.text {
                 return minutes == "0" ? "Turned reminders off" : "Set reminders to every \(minutes) minutes"
             }
+            if let sentence = planSetting(key, row.value(1)?.text ?? "") { return sentence }
             return "Changed the setting \(key)"
         }
         return nil
+    }
+
+    private func planSetting(_ key: String, _ value: String) -> String? {
+        switch key {
+        case PlanSettings.Key.currency: return value.isEmpty ? "Removed the currency" : "Set the currency to \(value)"
+        case PlanSettings.Key.weeklyTarget:
+            let seconds = Int64(value) ?? 0
+            return seconds == 0 ? "Removed the weekly target" : "Set the weekly target to \(duration(seconds))"
+        case PlanSettings.Key.untrackedMinutes:
+            return value == "0" || value.isEmpty ? "Turned the not-tracking reminder off"
+                : "Set the not-tracking reminder to \(value) minutes"
+        default: return nil
+        }
     }
 
     // MARK: Words

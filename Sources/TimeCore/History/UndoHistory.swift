@@ -120,7 +120,7 @@ final class UndoHistory {
         let touched = try touchedSessions(forward)
         try markChanged(touched)
         do {
-            try changeset.apply(to: database, highWaterKeys: UndoHistory.highWaterKeys)
+            try changeset.apply(to: database, highWaterKeys: UndoHistory.highWaterKeys, identityColumn: "gid")
         } catch let conflict as ChangesetConflict {
             throw TrackerError.storageFailure(
                 "\"\(step.description)\" cannot be \(undo ? "undone" : "redone"): \(conflict.description); nothing was changed.")

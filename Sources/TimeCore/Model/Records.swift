@@ -17,6 +17,10 @@ public struct Project: Equatable, Sendable {
     public var archived: Bool
     /// The same project on every device (docs/sync.md): a new one unless given.
     public var globalID: String = SyncRecord.newID()
+    /// The hourly rate in cents (store v11, snapshot v10); nil when the project has none.
+    public var rateCents: Int64? = nil
+    /// Seconds per week the person aims to spend on it (store v11, snapshot v10); 0 when none.
+    public var weeklyTarget: Int64 = 0
 }
 
 /// One stretch of active time. `end` is nil while it runs.
@@ -82,6 +86,7 @@ extension Category {
 extension Project {
     public static func == (a: Project, b: Project) -> Bool {
         a.id == b.id && a.name == b.name && a.color == b.color && a.categoryID == b.categoryID && a.archived == b.archived
+            && a.rateCents == b.rateCents && a.weeklyTarget == b.weeklyTarget
     }
 }
 

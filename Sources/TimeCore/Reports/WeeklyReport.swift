@@ -24,37 +24,21 @@ public struct WeeklyReport: Equatable, Sendable {
     public var total: Int64 { days.reduce(0, +) }
 
     /// Cuts every session at the week's local midnights; the open session counts up to `now`.
+    /// The report engine's report of the week by day and project (RangeReport), without rounding.
     public init(week: Week, sessions: [WorkSession], projects: [ProjectID: Project], categoryNames: [Int64: String], now: Int64) {
         self.week = week
         timeZone = LocalTime.zoneName()
-        var byProject: [ProjectID: [Int64]] = [:]
-        var estimated = 0
-        for session in sessions {
-            var days = [Int64](repeating: 0, count: 7)
-            var touchesWeek = false
-            for segment in session.segments {
-                let end = segment.end ?? max(now, segment.start)
-                touchesWeek = week.add(from: segment.start, to: end, into: &days) || touchesWeek
-            }
-            if session.unrecordedSeconds > 0 {
-                let spanEnd = session.end ?? max(now, session.start)
-                if week.spread(session.unrecordedSeconds, over: session.start, spanEnd, into: &days) {
-                    estimated += 1
-                    touchesWeek = true
-                }
-            }
-            if session.segments.isEmpty && session.unrecordedSeconds == 0 {
-                touchesWeek = session.start >= week.start && session.start < week.end
-            }
-            guard touchesWeek else { continue }
-            var total = byProject[session.projectID] ?? [Int64](repeating: 0, count: 7)
-            for day in 0..<7 { total[day] += days[day] }
-            byProject[session.projectID] = total
+        var context = RangeReport.Context(projects: projects, categoryNames: categoryNames, plans: PlanSettings(), now: now)
+        context.listTargets = false
+        let columns = (0..<7).map { day in
+            ReportColumn(label: week.monday.adding(days: day).description, first: week.monday.adding(days: day), last: week.monday.adding(days: day))
         }
-        self.projects = byProject.compactMap { id, days in
-            guard let project = projects[id] else { return nil }
+        let engine = RangeReport(range: .week(week.monday), options: ReportOptions(), columnKind: .day, columns: columns,
+                                 grid: TimeGrid(boundaries: week.dayStarts), sessions: sessions, context: context)
+        self.projects = engine.groups.compactMap { group in
+            guard let id = ProjectID(group.key), let project = projects[id] else { return nil }
             return Line(projectID: id, name: project.name, color: project.color,
-                        category: project.categoryID.flatMap { categoryNames[$0] } ?? "", days: days)
+                        category: project.categoryID.flatMap { categoryNames[$0] } ?? "", days: group.columns)
         }.sorted { ($1.total, $0.name.lowercased(), $0.projectID) < ($0.total, $1.name.lowercased(), $1.projectID) }
         var byCategory: [String: [Int64]] = [:]
         for name in categoryNames.values { byCategory[name] = [Int64](repeating: 0, count: 7) }
@@ -69,39 +53,6 @@ public struct WeeklyReport: Equatable, Sendable {
             }
         let lines = self.projects
         self.days = (0..<7).map { day in lines.reduce(0) { $0 + $1.days[day] } }
-        estimatedSessions = estimated
-    }
-}
-
-extension Week {
-    /// Adds the part of [from, to) inside this week to each day; true when the interval touches the week.
-    func add(from: Int64, to: Int64, into days: inout [Int64]) -> Bool {
-        guard to > start || (to == from && from >= start), from < end else { return false }
-        for day in 0..<7 {
-            let low = max(from, dayStarts[day]), high = min(to, dayStarts[day + 1])
-            if high > low { days[day] += high - low }
-        }
-        return true
-    }
-
-    /// Spreads `seconds` over [from, to) in proportion to wall-clock time, exactly: each day gets
-    /// the difference of the floor-rounded running totals at its edges, so nothing is lost to rounding.
-    func spread(_ seconds: Int64, over from: Int64, _ to: Int64, into days: inout [Int64]) -> Bool {
-        let span = to - from
-        if span <= 0 {
-            guard from >= start && from < end else { return false }
-            let day = (0..<7).last { dayStarts[$0] <= from }!
-            days[day] += seconds
-            return true
-        }
-        guard to > start && from < end else { return false }
-        func share(until instant: Int64) -> Int64 {
-            let elapsed = min(max(instant, from), to) - from
-            return Int64((Double(seconds) * Double(elapsed) / Double(span)).rounded(.down))
-        }
-        for day in 0..<7 {
-            days[day] += share(until: dayStarts[day + 1]) - share(until: dayStarts[day])
-        }
-        return true
+        estimatedSessions = engine.estimatedSessions
     }
 }

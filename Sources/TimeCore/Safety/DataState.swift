@@ -9,10 +9,13 @@ public struct DataState: Equatable, Sendable {
     public var away: AwayState
     /// The random id kept with this data (v6; "" before): it keeps iCalendar UIDs stable.
     public var dataID: String
+    /// The currency, the overall weekly target and the not-tracking reminder (snapshot v10).
+    public var plans: PlanSettings
 
     public init(categories: [Category], projects: [Project], sessions: [WorkSession], reminderMinutes: UInt32,
-                away: AwayState = AwayState(), dataID: String = "") {
+                away: AwayState = AwayState(), dataID: String = "", plans: PlanSettings = PlanSettings()) {
         self.away = away
+        self.plans = plans
         self.dataID = dataID
         self.categories = categories.sorted { $0.id < $1.id }
         self.projects = projects.sorted { $0.id < $1.id }
@@ -25,7 +28,7 @@ public struct DataState: Equatable, Sendable {
     public init(store: Store) throws {
         self.init(categories: try store.categories(), projects: try store.projects(), sessions: try store.allSessions(),
                   reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-                  away: try store.awayState(), dataID: try store.meta("data_id") ?? "")
+                  away: try store.awayState(), dataID: try store.meta("data_id") ?? "", plans: try store.planSettings())
     }
 
     /// Relationships that must hold: every project's category and every session's project exist,
@@ -71,6 +74,7 @@ public struct DataState: Equatable, Sendable {
         if reminderMinutes != other.reminderMinutes { found.append("reminder minutes differ") }
         if away != other.away { found.append("away settings or spans differ") }
         if dataID != other.dataID { found.append("data id differs") }
+        if plans != other.plans { found.append("currency, weekly target or not-tracking reminder differ") }
         return found
     }
 }

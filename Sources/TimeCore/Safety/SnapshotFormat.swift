@@ -26,8 +26,11 @@
 /// - v9: the chunks form a tree (SnapshotFormat+Tree): one chunk per UTC day at every age, day
 ///   chunks listed by month index chunks, months by year index chunks, years by one root index
 ///   chunk, which is all the payload's `chunks` list names. v8's flat list is a tree of depth one.
+/// - v10: v9 plus `rateCents` and `weeklyTarget` on a project that has them (absent otherwise),
+///   and `currency`, `weeklyTarget` and `untrackedReminderMinutes` in `settings`
+///   (SnapshotFormat+Plans). v9 → v10 adds nothing: what is absent is none.
 public enum SnapshotFormat {
-    public static let currentVersion: Int64 = 9
+    public static let currentVersion: Int64 = 10
     public static let oldestVersion: Int64 = 2
     static let formatName = "time-tracker-snapshot"
 
@@ -126,7 +129,7 @@ public enum SnapshotFormat {
     /// Written by hand, objects with their keys already in order: this runs on every change.
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
                         openSession: WorkSession?, chunkList: String, todaysSessions: String = "",
-                        away: String = "", dataID: String = "") -> String {
+                        away: String = "", dataID: String = "", plans: PlanSettings = PlanSettings()) -> String {
         var out = ""
         out.reserveCapacity(chunkList.utf8.count + todaysSessions.utf8.count + 120 * (projects.count + categories.count) + 1024)
         out += away.isEmpty ? "{" : "{\"away\":" + away + ","
@@ -158,6 +161,7 @@ public enum SnapshotFormat {
             out += String(project.id)
             out += ",\"name\":"
             JSON.writeString(project.name, to: &out)
+            appendPlan(of: project, to: &out)
             out += "}"
         }
         out += "]"
@@ -165,7 +169,9 @@ public enum SnapshotFormat {
             out += ",\"sessions\":"
             out += todaysSessions
         }
-        out += ",\"settings\":{"
+        out += ",\"settings\":{\"currency\":"
+        JSON.writeString(plans.currency, to: &out)
+        out += ","
         if !dataID.isEmpty {
             out += "\"dataId\":"
             JSON.writeString(dataID, to: &out)
@@ -173,6 +179,7 @@ public enum SnapshotFormat {
         }
         out += "\"reminderMinutes\":"
         out += String(reminderMinutes)
+        appendPlanSettings(plans, to: &out)
         out += "}}"
         return out
     }
@@ -289,6 +296,8 @@ public enum SnapshotFormat {
         // v5 → v6: a session without `importKey` was not imported; nothing to add.
         // v6 → v7: the payload is unchanged (the undo history is not part of a snapshot).
         // v7 → v8: records without `gid` get a new one when they are restored.
+        // v9 → v10: a project without `rateCents` or `weeklyTarget` has none; settings without
+        // `currency`, `weeklyTarget` or `untrackedReminderMinutes` have none (decodePlan).
         return current
     }
 
@@ -328,8 +337,10 @@ public enum SnapshotFormat {
             guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue, let color = json["color"]?.stringValue,
                   let archived = json["archived"]?.boolValue, let category = json["categoryId"]
             else { throw Failure.malformed("bad project") }
-            return Project(id: id, name: name, color: color, categoryID: category.isNull ? nil : try integer(category), archived: archived,
-                           globalID: json["gid"]?.stringValue ?? "")
+            var project = Project(id: id, name: name, color: color, categoryID: category.isNull ? nil : try integer(category),
+                                  archived: archived, globalID: json["gid"]?.stringValue ?? "")
+            try decodePlan(json, into: &project)
+            return project
         }
         var sessions: [WorkSession] = []
         if let inline = payload["sessions"]?.arrayValue { sessions += try inline.map(decodeSession) }
@@ -338,6 +349,7 @@ public enum SnapshotFormat {
         guard minutes >= 0 && minutes <= Int64(Tracker.maximumReminderMinutes) else { throw Failure.malformed("bad settings") }
         return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes),
                          away: try decodeAway(payload["away"]),
-                         dataID: payload["settings"]?["dataId"]?.stringValue ?? "")
+                         dataID: payload["settings"]?["dataId"]?.stringValue ?? "",
+                         plans: try decodePlanSettings(payload["settings"]))
     }
 }

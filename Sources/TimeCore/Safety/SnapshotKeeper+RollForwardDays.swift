@@ -105,9 +105,11 @@ extension SnapshotKeeper {
             for session in incoming.sorted(by: { $0.id < $1.id }) { _ = try store.insertSession(session, keepingID: true) }
             try store.setMeta("reminder_minutes", String(target.reminderMinutes))
             try store.restoreAway(target.away)
+            try store.setPlanSettings(target.plans)
             if !target.dataID.isEmpty { try store.setMeta("data_id", target.dataID) }
             try store.setMeta("snapshot_state", entry.stateHash)
             try store.setMeta(SnapshotKeeper.sequenceKey, String(entry.sequence))
+            try SyncStore.forgetNotes(in: store)
             try store.commit()
         } catch {
             store.rollback()
@@ -119,9 +121,9 @@ extension SnapshotKeeper {
         if let open = try store.openSession() { touched[open.id] = open }
         let stored = DataState(categories: try store.categories(), projects: try store.projects(), sessions: Array(touched.values),
                                reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-                               away: try store.awayState(), dataID: try store.meta("data_id") ?? "")
+                               away: try store.awayState(), dataID: try store.meta("data_id") ?? "", plans: try store.planSettings())
         let expected = DataState(categories: target.categories, projects: target.projects, sessions: incoming,
-                                 reminderMinutes: target.reminderMinutes, away: target.away, dataID: target.dataID)
+                                 reminderMinutes: target.reminderMinutes, away: target.away, dataID: target.dataID, plans: target.plans)
         let differences = stored.differences(from: expected)
         let count = try store.database.queryFirst("SELECT count(*) FROM sessions") { $0.int(0) } ?? -1
         guard differences.isEmpty, count == Int64(total) else {
@@ -156,6 +158,7 @@ extension SnapshotKeeper {
                            .text(project.name), .text(TextInput.nameKey(project.name)), .text(project.color),
                            project.categoryID.map(SQLValue.integer) ?? .null, .integer(project.archived ? 1 : 0),
                            .text(project.globalID), .integer(project.id))
+                try store.updateProjectPlan(project)
             } else {
                 _ = try store.insertProject(project, keepingID: true)
             }

@@ -266,7 +266,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
             openSession: try store.openSession(), chunkList: chunkList, todaysSessions: inlineCache ?? "",
             away: SnapshotFormat.awayJSON(try store.awayState()),
-            dataID: try store.meta("data_id") ?? "")
+            dataID: try store.meta("data_id") ?? "", plans: try store.planSettings())
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         let sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
@@ -359,15 +359,21 @@ public final class SnapshotKeeper: ChangeRecorder {
         guard problems.isEmpty else { throw RestoreFailure.inconsistent(problems.joined(separator: "; ")) }
         try store.begin()
         do {
+            // Sync's settings are not data (no snapshot holds them): a store rolled forward in
+            // place keeps its device id, folder and positions, so sync goes on as this device.
+            let sync = try SyncStore.settings(of: store)
             try store.removeAll()
+            for (key, value) in sync { try store.setMeta(key, value) }
             for category in state.categories { try store.insertCategory(category) }
             for project in state.projects { _ = try store.insertProject(project, keepingID: true) }
             for session in state.sessions { _ = try store.insertSession(session, keepingID: true) }
             try store.setMeta("reminder_minutes", String(state.reminderMinutes))
             try store.restoreAway(state.away)
+            try store.setPlanSettings(state.plans)
             if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
             if let stateHash { try store.setMeta("snapshot_state", stateHash) }
             if let sequence { try store.setMeta(sequenceKey, String(sequence)) }
+            try SyncStore.forgetNotes(in: store)
             try store.commit()
         } catch {
             store.rollback()

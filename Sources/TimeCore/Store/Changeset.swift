@@ -139,10 +139,18 @@ struct Changeset: Equatable {
     /// longer as the changeset expects means the data moved on without this history: the apply
     /// is aborted (the caller rolls back). Two cases are not conflicts: a row to delete that is
     /// already gone (a cascade removed it with its parent), and the rows of `meta` named in
-    /// `highWaterKeys`, which only ever grow and are set by the caller afterwards.
-    func apply(to database: SQLiteDatabase, highWaterKeys: Set<String>) throws {
+    /// `highWaterKeys`, which only ever grow and are set by the caller afterwards. A row to delete
+    /// that differs only in a column named `identityColumn` (sync's global id, which an undo of a
+    /// delete may have renewed) is deleted all the same.
+    func apply(to database: SQLiteDatabase, highWaterKeys: Set<String>, identityColumn: String? = nil) throws {
         guard !bytes.isEmpty else { return }
         let policy = ConflictPolicy(highWaterKeys: highWaterKeys)
+        if let identityColumn {
+            for table in try rows().map(\.table) where policy.identityColumns[table] == nil {
+                let columns = try database.query("SELECT name FROM pragma_table_info(?)", .text(table)) { $0.string(0) }
+                policy.identityColumns[table] = columns.firstIndex(of: identityColumn) ?? -1
+            }
+        }
         var copy = bytes
         let rc = copy.withUnsafeMutableBytes { raw in
             sqlite3changeset_apply(database.handle, Int32(raw.count), raw.baseAddress, nil, changesetConflict,
@@ -157,22 +165,34 @@ struct Changeset: Equatable {
     }
 }
 
+/// A column of the row in the store that conflicts with a change; nil when it cannot be read
+/// as one of the store's kinds of value (then nothing is taken as equal).
+private func conflictingValue(_ iterator: OpaquePointer, _ column: Int) -> SQLValue? {
+    var value: OpaquePointer?
+    guard sqlite3changeset_conflict(iterator, Int32(column), &value) == SQLITE_OK, let value else { return nil }
+    switch sqlite3_value_type(value) {
+    case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+    case SQLITE_TEXT: return .text(sqlite3_value_text(value).map { String(cString: $0) } ?? "")
+    case SQLITE_NULL: return .null
+    default: return nil
+    }
+}
+
 /// True when the row in the store already holds every value the change sets.
 private func rowAlreadyChanged(_ iterator: OpaquePointer, _ row: Changeset.RowChange) -> Bool {
     for (column, wanted) in row.new.enumerated() {
         guard let wanted else { continue }
-        var value: OpaquePointer?
-        guard sqlite3changeset_conflict(iterator, Int32(column), &value) == SQLITE_OK, let value else { return false }
-        let current: SQLValue
-        switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER: current = .integer(sqlite3_value_int64(value))
-        case SQLITE_TEXT: current = .text(sqlite3_value_text(value).map { String(cString: $0) } ?? "")
-        case SQLITE_NULL: current = .null
-        default: return false
-        }
-        if current != wanted { return false }
+        guard let current = conflictingValue(iterator, column), current == wanted else { return false }
     }
     return row.operation != .delete
+}
+
+/// True when the row in the store holds every value a delete expects but the one in `column`.
+private func rowDiffersOnlyIn(_ column: Int, _ iterator: OpaquePointer, _ row: Changeset.RowChange) -> Bool {
+    for (index, expected) in row.old.enumerated() where index != column {
+        guard let current = conflictingValue(iterator, index), current == expected else { return false }
+    }
+    return true
 }
 
 /// The data no longer matches a history step (it was changed outside the history).
@@ -182,6 +202,8 @@ struct ChangesetConflict: Error, CustomStringConvertible {
 
 private final class ConflictPolicy {
     let highWaterKeys: Set<String>
+    /// Per table, the index of its identity column (-1: none).
+    var identityColumns: [String: Int] = [:]
     var refused: String?
     init(highWaterKeys: Set<String>) { self.highWaterKeys = highWaterKeys }
 }
@@ -197,6 +219,10 @@ private func changesetConflict(_ context: UnsafeMutableRawPointer?, _ kind: Int3
     // A cascade of this same apply (ON DELETE SET NULL) already left the row as the change does.
     if (kind == SQLITE_CHANGESET_DATA || kind == SQLITE_CHANGESET_CONFLICT) && rowAlreadyChanged(iterator, row) {
         return SQLITE_CHANGESET_OMIT
+    }
+    if kind == SQLITE_CHANGESET_DATA, row.operation == .delete, let identity = policy.identityColumns[row.table], identity >= 0,
+       rowDiffersOnlyIn(identity, iterator, row) {
+        return SQLITE_CHANGESET_REPLACE
     }
     let what = kind == SQLITE_CHANGESET_NOTFOUND ? "is gone" : kind == SQLITE_CHANGESET_DATA ? "was changed"
         : kind == SQLITE_CHANGESET_CONFLICT ? "already exists" : "breaks a rule of the store"

@@ -9,8 +9,12 @@
 /// v7: the undo history (`undo_steps`): the newest changes, each a sentence and a changeset.
 /// v8: global ids of categories, projects and sessions, and what sync has still to publish (SyncStore.swift).
 /// v9: the merged state of the sync folder's records (SyncReplicaStore.swift), so that a start reads only what is new.
+/// v10: sync's notes of what a change wrote name each field (SyncStore.swift), so that a record
+///      carries only the fields a person's change set, never what the device derived.
+/// v11: an hourly rate and a weekly target on projects (PlanSettings.swift); the currency, the
+///      overall weekly target and the not-tracking reminder are settings in `meta`.
 enum Schema {
-    static let currentVersion: Int64 = 9
+    static let currentVersion: Int64 = 11
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -67,6 +71,8 @@ enum Schema {
         Migration(version: 7, name: "undo history", sql: UndoHistory.schema),
         Migration(version: 8, name: "global ids", sql: SyncStore.schema),
         Migration(version: 9, name: "sync merged state", sql: SyncReplicaStore.schema),
+        Migration(version: 10, name: "sync field notes", sql: SyncStore.fieldNotesSchema),
+        Migration(version: 11, name: "rates and targets", sql: PlanSettings.schema),
     ]
 
     enum Status: Equatable {

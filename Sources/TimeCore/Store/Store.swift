@@ -140,21 +140,26 @@ public final class Store {
     }
 
     public func projects() throws -> [Project] {
-        try database.query("SELECT id, name, color, category_id, archived, coalesce(gid, '') FROM projects ORDER BY id") {
+        try database.query(
+            "SELECT id, name, color, category_id, archived, coalesce(gid, ''), rate_cents, weekly_target FROM projects ORDER BY id"
+        ) {
             Project(id: $0.int(0), name: $0.string(1), color: $0.string(2), categoryID: $0.optionalInt(3), archived: $0.int(4) != 0,
-                    globalID: $0.string(5))
+                    globalID: $0.string(5), rateCents: $0.optionalInt(6), weeklyTarget: $0.int(7))
         }
     }
 
     func insertProject(_ project: Project, keepingID: Bool = false) throws -> ProjectID {
         try database.run(
-            "INSERT INTO projects(id, name, name_key, color, category_id, archived, gid) VALUES(?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO projects(id, name, name_key, color, category_id, archived, gid, rate_cents, weekly_target) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
             keepingID ? .integer(project.id) : .null, .text(project.name), .text(TextInput.nameKey(project.name)),
             .text(project.color), project.categoryID.map(SQLValue.integer) ?? .null, .integer(project.archived ? 1 : 0),
-            .text(project.globalID.isEmpty ? SyncRecord.newID() : project.globalID))
+            .text(project.globalID.isEmpty ? SyncRecord.newID() : project.globalID),
+            project.rateCents.map(SQLValue.integer) ?? .null, .integer(project.weeklyTarget))
         return database.lastInsertRowID
     }
 
+    /// The columns sync knows (name, color, category, archived); the rate and target are left as
+    /// they are (`updateProjectPlan`), so a merged record never clears them.
     func updateProject(_ project: Project) throws {
         try database.run("UPDATE projects SET name = ?, name_key = ?, color = ?, category_id = ?, archived = ? WHERE id = ?",
                          .text(project.name), .text(TextInput.nameKey(project.name)), .text(project.color),

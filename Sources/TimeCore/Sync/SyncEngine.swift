@@ -190,91 +190,9 @@ public final class SyncEngine {
     /// that was then committed; nil when not known to be empty.
     private var dirtyEmptiedAt: Int64?
 
-    /// What differs between the store and the merged state, as drafts of this device's records;
-    /// nil when nothing was noted (and `full` is false).
-    private func localDrafts(full: Bool) throws -> [SyncDraft]? {
-        let store = tracker.store
-        var dirty: [SyncKind: Set<String>] = [:]
-        if !full {
-            let noted = try store.database.query("SELECT kind, gid FROM sync_dirty") { ($0.string(0), $0.string(1)) }
-            for (kind, gid) in noted {
-                if let kind = SyncKind(rawValue: kind) { dirty[kind, default: []].insert(gid) }
-            }
-            guard !dirty.isEmpty else { return nil }
-        }
-        // (The categories only matter when categories or projects were written.)
-        let categories = full || dirty[.category] != nil || dirty[.project] != nil ? try store.categories() : []
-        let projects = full || dirty[.category] != nil || dirty[.project] != nil ? try store.projects() : []
-        let sessions: [WorkSession] = full ? try store.allSessions()
-            : try (dirty[.session] ?? []).sorted().compactMap { gid in
-                try store.database.queryFirst("SELECT id FROM sessions WHERE gid = ?", .text(gid)) { $0.int(0) }
-            }.compactMap { try store.session(id: $0) }
-        let categoryGID = Dictionary(categories.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
-        var projectGID = Dictionary(projects.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
-        // A change of the timer writes one session: its project's global id is looked up alone.
-        for session in sessions where projectGID[session.projectID] == nil {
-            projectGID[session.projectID] = try store.database.queryFirst("SELECT coalesce(gid, '') FROM projects WHERE id = ?",
-                                                                          .integer(session.projectID)) { $0.string(0) }
-        }
-        // Rule 3's groups, worked out only when a name changed or something went (rarely).
-        var representatives: [SyncKind: [String: String]] = [:]
-        func representative(_ kind: SyncKind) -> [String: String] {
-            if let known = representatives[kind] { return known }
-            let found = replica.representatives(kind)
-            representatives[kind] = found
-            return found
-        }
-        func members(_ kind: SyncKind, of id: String) -> [String] {
-            representative(kind).compactMap { $0.value == id ? $0.key : nil }.sorted()
-        }
-        var drafts: [SyncDraft] = []
-        func diff(_ kind: SyncKind, _ id: String, _ fields: [String: JSON], origin: Bool = false) {
-            guard let entity = replica.entity(kind, id), entity.created != nil else {
-                var all = fields
-                if origin { all["origin"] = .string(device) }
-                drafts.append(SyncDraft(kind: kind, id: id, operation: .create, fields: all))
-                return
-            }
-            if entity.deleted != nil { return }
-            let changed = fields.filter { entity[$0.key] != $0.value }
-            if !changed.isEmpty { drafts.append(SyncDraft(kind: kind, id: id, operation: .set, fields: changed)) }
-            // A renamed project or category renames every member of its same-name group (rule 3).
-            if let name = changed["name"], kind != .session {
-                for member in members(kind, of: id) where member != id {
-                    drafts.append(SyncDraft(kind: kind, id: member, operation: .set, fields: ["name": name]))
-                }
-            }
-        }
-        // Between starts only what the change noted is compared; at start everything.
-        for category in categories where full || dirty[.category]?.contains(category.globalID) == true {
-            diff(.category, category.globalID, SyncFields.category(category))
-        }
-        for project in projects where full || dirty[.project]?.contains(project.globalID) == true {
-            diff(.project, project.globalID, SyncFields.project(project, categoryGID: project.categoryID.flatMap { categoryGID[$0] } ?? ""))
-        }
-        for session in sessions {
-            diff(.session, session.globalID, SyncFields.session(session, projectGID: projectGID[session.projectID] ?? ""), origin: true)
-        }
-        // Noted but gone from the store: deleted here (unless it lives on as a same-name alias).
-        let present: [SyncKind: Set<String>] = [
-            .category: Set(categories.map(\.globalID)), .project: Set(projects.map(\.globalID)), .session: Set(sessions.map(\.globalID)),
-        ]
-        if full {
-            // Made here (by this device's own records) and gone from the store: deleted while sync
-            // was off. A project or category that lives on under another's id (folded by name) is
-            // not deleted: the check below skips it.
-            for kind in [SyncKind.category, .project, .session] {
-                for entity in replica.live(kind) where entity.created?.device == device { dirty[kind, default: []].insert(entity.id) }
-            }
-        }
-        for (kind, ids) in dirty {
-            for id in ids.sorted() where !(present[kind]?.contains(id) ?? false) {
-                guard let entity = replica.entity(kind, id), entity.isLive else { continue }
-                if kind != .session, let target = representative(kind)[id], target != id, present[kind]?.contains(target) == true { continue }
-                drafts.append(SyncDraft(kind: kind, id: id, operation: .delete))
-            }
-        }
-        return drafts
+    /// What this device's records must say of what was noted (or, with `full`, of everything).
+    private func localDrafts(full: Bool, resurrecting: Bool = false) throws -> [SyncDraft]? {
+        try SyncPublisher(store: tracker.store, replica: replica, device: device).drafts(full: full, resurrecting: resurrecting)
     }
 
     // MARK: In the change gate (SyncGate)
@@ -293,7 +211,7 @@ public final class SyncEngine {
 
     func stageLocalRecords() throws {
         dropStaged()
-        guard let drafts = try localDrafts(full: false) else { return }
+        guard let drafts = try localDrafts(full: false, resurrecting: true) else { return }
         if !drafts.isEmpty {
             staged = writer.stamp(drafts, wallMilliseconds: tracker.clock.now() * 1000)
             stagedLines = staged!.records.map(\.lineBytes)
@@ -354,11 +272,11 @@ public final class SyncEngine {
         let changed = unmaterialized
         try tracker.change(recordingStep: false) {
             let store = tracker.store
-            // What the merge writes is the merged state itself, not a change of this device's to
-            // publish: the rows it notes are forgotten (unless something of this device's waits).
-            let waiting = try store.database.queryFirst("SELECT count(*) FROM sync_dirty") { $0.int(0) } ?? 0
-            try SyncMaterializer(store: store, replica: replica, device: device).apply(changed)
-            if waiting == 0 { try store.database.execute("DELETE FROM sync_dirty") }
+            // What the merge writes is the merged state itself, never a change of this device's to
+            // publish: the notes it makes are forgotten, those of this device's waiting are kept.
+            try SyncStore.keepingNotes(in: store) {
+                try SyncMaterializer(store: store, replica: replica, device: device).apply(changed)
+            }
             try writeMergedState(foreign: reader.cursors.filter { $0.key != device })
         }
         unmaterialized = []

@@ -6,21 +6,50 @@ struct SyncMaterializer {
     let store: Store
     let replica: SyncReplica
     let device: String
-    /// Rule 3's same-name representatives, worked out once per batch (not once per session).
-    private let categoryTargets: [String: String]
-    private let projectTargets: [String: String]
+    /// What the store holds of each entity: the one form the publisher compares with.
+    private let projection: SyncProjection
+    private var categoryTargets: [String: String] { projection.categoryTargets }
+    private var projectTargets: [String: String] { projection.projectTargets }
 
     init(store: Store, replica: SyncReplica, device: String) {
         self.store = store; self.replica = replica; self.device = device
-        categoryTargets = replica.representatives(.category)
-        projectTargets = replica.representatives(.project)
+        // Categories are reconciled first, so every live one has its row when projects are written.
+        projection = SyncProjection(replica: replica) { gid in
+            (try? store.database.queryFirst("SELECT 1 FROM categories WHERE gid = ?", .text(gid)) { _ in true }) == true
+        }
     }
 
     func apply(_ changed: [(SyncKind, String)]) throws {
+        let folded = try SyncMaterializer.foldedProjects(in: store)
         try reconcile(.category)
         try reconcile(.project)
         var seen = Set<String>()
         for (kind, id) in changed where kind == .session && seen.insert(id).inserted { try session(id) }
+        // A project folded into another's row that has left that group since (renamed away by a
+        // device that never saw the other) left its sessions in that row: they are placed again,
+        // so that the store does not depend on whether this device ever saw the fold.
+        for (alias, target) in folded where projection.project(of: alias) != projection.project(of: target) {
+            guard let row = try rowID(.project, projection.project(of: target)) else { continue }
+            let sessions = try store.database.query("SELECT gid FROM sessions WHERE project_id = ? AND gid IS NOT NULL", .integer(row)) { $0.string(0) }
+            for gid in sessions where seen.insert(gid).inserted { try session(gid) }
+        }
+        let now = projectTargets.filter { $0.key != $0.value }
+        if now != folded { try SyncMaterializer.saveFolded(now, in: store) }
+    }
+
+    /// Meta key: every project whose row was folded into another's, as the store was last
+    /// written (derived data, a few entries; kept across a roll-forward, see SyncStore).
+    static let foldedKey = "sync_folded_projects"
+
+    static func foldedProjects(in store: Store) throws -> [String: String] {
+        guard let text = try store.meta(foldedKey), case .object(let members)? = try? JSON.parse(text) else { return [:] }
+        var folded: [String: String] = [:]
+        for (alias, target) in members { if let target = target.stringValue { folded[alias] = target } }
+        return folded
+    }
+
+    private static func saveFolded(_ folded: [String: String], in store: Store) throws {
+        try store.setMeta(foldedKey, JSON.sortedObject(folded.mapValues(JSON.string)).serialized)
     }
 
     private var table: (SyncKind) -> String { { $0 == .category ? "categories" : "projects" } }
@@ -60,7 +89,8 @@ struct SyncMaterializer {
     }
 
     private func write(_ kind: SyncKind, _ row: Int64?, _ entity: SyncEntity) throws {
-        let name = entity["name"]?.stringValue ?? ""
+        let fields = projection.fields(entity)
+        let name = fields["name"]?.stringValue ?? ""
         if kind == .category {
             if let row {
                 try store.database.run("UPDATE categories SET name = ?, name_key = ? WHERE id = ?",
@@ -70,11 +100,10 @@ struct SyncMaterializer {
             }
             return
         }
-        let categoryGID = entity["category"]?.stringValue ?? ""
-        let categoryTarget = categoryTargets[categoryGID] ?? categoryGID
-        let project = Project(id: row ?? 0, name: name, color: entity["color"]?.stringValue ?? "#3465a4",
-                              categoryID: categoryTarget.isEmpty ? nil : try rowID(.category, categoryTarget),
-                              archived: entity["archived"]?.boolValue ?? false, globalID: entity.id)
+        let category = fields["category"]?.stringValue ?? ""
+        let project = Project(id: row ?? 0, name: name, color: fields["color"]?.stringValue ?? SyncProjection.defaultColor,
+                              categoryID: category.isEmpty ? nil : try rowID(.category, category),
+                              archived: fields["archived"]?.boolValue ?? false, globalID: entity.id)
         if row != nil { try store.updateProject(project) } else { _ = try store.insertProject(project) }
     }
 
@@ -112,19 +141,16 @@ struct SyncMaterializer {
         guard let entity = replica.entity(.session, gid), entity.created != nil else { return }
         let existing = try rowID(.session, gid).flatMap { try store.session(id: $0) }
         let elsewhere = entity["end"]?.isNull == true && entity["origin"]?.stringValue != device
-        let projectGID = entity["project"]?.stringValue ?? ""
-        let projectRow = try rowID(.project, projectTargets[projectGID] ?? projectGID)
+        let fields = projection.fields(entity)
+        let projectRow = try rowID(.project, fields["project"]?.stringValue ?? "")
         guard entity.isLive, !elsewhere, let projectRow else {
             if let existing { try store.deleteSession(existing) }
             return
         }
-        let segments: [Segment] = (entity["segments"]?.arrayValue ?? []).compactMap { pair in
-            guard let values = pair.arrayValue, values.count == 2, let start = values[0].intValue else { return nil }
-            return Segment(start: start, end: values[1].intValue)
-        }
-        var session = WorkSession(id: existing?.id ?? 0, projectID: projectRow, start: entity["start"]?.intValue ?? 0,
-                                  end: entity["end"]?.intValue, unrecordedSeconds: entity["unrecorded"]?.intValue ?? 0,
-                                  note: entity["note"]?.stringValue ?? "", segments: segments, importKey: existing?.importKey ?? "")
+        let segments = SyncProjection.segments(of: entity)
+        var session = WorkSession(id: existing?.id ?? 0, projectID: projectRow, start: fields["start"]?.intValue ?? 0,
+                                  end: fields["end"]?.intValue, unrecordedSeconds: fields["unrecorded"]?.intValue ?? 0,
+                                  note: fields["note"]?.stringValue ?? "", segments: segments, importKey: existing?.importKey ?? "")
         session.globalID = gid
         if let existing {
             if existing != session { try store.updateSession(session, previous: existing, segmentsChanged: existing.segments != segments) }

@@ -184,15 +184,20 @@ public struct SyncReplica {
         var groups: [String: [SyncEntity]] = [:]
         for entity in live(kind) { groups[SyncReplica.nameKey(entity["name"]?.stringValue ?? ""), default: []].append(entity) }
         var result: [String: String] = [:]
-        var byName: [String: String] = [:]
+        var byName: [String: SyncEntity] = [:]
         for (key, members) in groups {
             let first = members.min { ($0.created!, $0.id) < ($1.created!, $1.id) }!
             for member in members { result[member.id] = first.id }
-            byName[key] = first.id
+            byName[key] = first
         }
-        // A deleted one whose name lives on points there, so that what referred to it follows.
+        // A deleted one whose name lived on when it was deleted (a same-name one made before the
+        // delete, elsewhere, unseen) points there, so that what referred to it follows. A name
+        // made again after the delete is a new thing: what referred to the deleted one stays without.
         for entity in all(kind) where entity.deleted != nil {
-            if let target = byName[SyncReplica.nameKey(entity["name"]?.stringValue ?? "")] { result[entity.id] = target }
+            if let target = byName[SyncReplica.nameKey(entity["name"]?.stringValue ?? "")], let made = target.created,
+               let deleted = entity.deleted, made < deleted {
+                result[entity.id] = target.id
+            }
         }
         return result
     }

@@ -15,7 +15,7 @@ struct Projects: ParsableCommand {
             .flag("--names", help: "Print only the names, one per line (for shell completion)."),
             .flag("--all", help: "Include archived projects."),
         ],
-        subcommands: [AddProject.self, EditProject.self, ArchiveProject.self, UnarchiveProject.self])
+        subcommands: [AddProject.self, EditProject.self, SetProjectPlan.self, ArchiveProject.self, UnarchiveProject.self])
 
     var json: Bool, names: Bool, all: Bool
 
@@ -36,11 +36,15 @@ struct Projects: ParsableCommand {
             output(all ? "No projects yet: add one with 'timectl projects add NAME'."
                        : "No active projects (see 'timectl projects --all', or add one with 'timectl projects add NAME').")
         } else {
-            var table = Table(headers: ["ID", "PROJECT", "CATEGORY", "COLOR"] + (all ? ["ARCHIVED"] : []))
-            table.rightAligned = [0]
+            // Rates and targets only when some project has one.
+            let planned = projects.contains { ($0.raw["rate"]?.stringValue ?? "") != "" || ($0.raw["weekly_target"]?.integer ?? 0) > 0 }
+            var table = Table(headers: ["ID", "PROJECT", "CATEGORY", "COLOR"] + (planned ? ["RATE", "TARGET"] : []) + (all ? ["ARCHIVED"] : []))
+            table.rightAligned = planned ? [0, 4, 5] : [0]
             for p in projects {
+                let target = p.raw["weekly_target"]?.integer ?? 0
+                let plan = planned ? [Cell(p.raw["rate"]?.stringValue ?? ""), Cell(target > 0 ? Format.hoursMinutes(target) : "")] : []
                 table.rows.append([Cell(String(p.id)), Cell(p.name, color: p.color), Cell(p.category),
-                                   Cell(p.color, color: p.color)] + (all ? [Cell(p.archived ? "yes" : "")] : []))
+                                   Cell(p.color, color: p.color)] + plan + (all ? [Cell(p.archived ? "yes" : "")] : []))
             }
             fputsOut(table.render(color: context.color))
         }

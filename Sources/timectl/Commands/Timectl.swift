@@ -15,8 +15,8 @@ struct Timectl: ParsableCommand {
             """,
         subcommands: [
             Start.self, Pause.self, Resume.self, Toggle.self, Stop.self, Note.self, Status.self,
-            Report.self, Projects.self, Categories.self, Sessions.self, AddSession.self,
-            EditSession.self, DeleteSession.self, Reminders.self, Away.self, Undo.self, Redo.self, History.self,
+            Report.self, Projects.self, ProjectGroup.self, Categories.self, Sessions.self, AddSession.self,
+            EditSession.self, DeleteSession.self, Reminders.self, Currency.self, Target.self, Away.self, Undo.self, Redo.self, History.self,
             Watch.self, Import.self, Export.self, Sync.self, Help.self,
         ],
         runnable: false)

@@ -196,71 +196,12 @@ struct Status: ParsableCommand {
     }
 }
 
-struct Report: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "report",
-        abstract: "Show the weekly report (Monday to Sunday, local time).",
-        arguments: [Positional(name: "week", help: """
-            This week by default ('this'); 'last' or -1 for last week, -2 for the week before, and
-            so on; an ISO week (2026-W48); or a date in the week (2026-11-25, yesterday).
-            """, optional: true)],
-        options: [.flag("--json", help: "Print the report as JSON."),
-                  .value("--svg", valueName: "FILE", help: "Write the week's chart as SVG to FILE ('-': standard output)."),
-                  .value("--png", valueName: "FILE", help: "Write the week's chart as PNG to FILE ('-': standard output).")])
-
-    var week: String
-    var json: Bool
-    var svg: String?
-    var png: String?
-
-    init(_ arguments: ParsedArguments) throws {
-        json = arguments.flag("--json")
-        week = arguments.argument("week")?.trimmed ?? ""
-        svg = arguments.value("--svg")
-        png = arguments.value("--png")
-    }
-
-    /// What the agent gets: an ISO week, or a date in the week (today for this week: the clock timectl runs with).
-    static func agentWeek(_ text: String, now: Int64) -> String? {
-        let lowered = text.lowercased()
-        switch lowered {
-        case "", "this": return LocalTime.dateString(now)
-        case "last": return LocalTime.dateString(LocalTime.startOfDay(now, offset: -7))
-        default: break
-        }
-        if let weeksAgo = LocalTime.weeksAgo(lowered) {
-            return LocalTime.dateString(LocalTime.startOfDay(now, offset: -7 * weeksAgo))
-        }
-        let parts = lowered.split(separator: "-")
-        if parts.count == 2, parts[0].count == 4, Int(parts[0]) != nil, parts[1].hasPrefix("w"),
-           let number = Int(parts[1].dropFirst()), (1...53).contains(number) {
-            return "\(parts[0])-W\(LocalTime.pad(number))"
-        }
-        if let value = DateInput.parse(text, now: now) { return LocalTime.dateString(value.time) }
-        return nil
-    }
-
-    func run(_ context: Context) throws {
-        guard let agentWeek = Report.agentWeek(week, now: context.now) else {
-            throw UsageError(message: "cannot read '\(week)' as a week: use 'this', 'last', -1, -2 …, 2026-W48, or a date such as 2026-11-25",
-                             commandPath: ["report"])
-        }
-        if svg != nil || png != nil {
-            if let svg { try ReportPicture.write(svg: svg, week: agentWeek, context: context) }
-            if let png { try ReportPicture.write(png: png, week: agentWeek, context: context) }
-            return
-        }
-        let reply = try context.agent().call("WeeklyReport", [.string(agentWeek), .string(json ? "json" : "text")])
-        let text = reply.first?.stringValue ?? ""
-        output(json ? JSON.restyled(text) : text)
-    }
-}
-
 struct Reminders: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "reminders",
         abstract: "Show or set the minutes of active time between reminders.",
-        arguments: [Positional(name: "minutes", help: "A number of minutes, or 'off'. Without it: show the setting.", optional: true)])
+        arguments: [Positional(name: "minutes", help: "A number of minutes, or 'off'. Without it: show the setting.", optional: true)],
+        subcommands: [RemindersUntracked.self])
 
     var minutes: UInt32?
 

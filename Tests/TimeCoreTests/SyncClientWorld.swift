@@ -1,0 +1,206 @@
+import Glibc
+import XCTest
+@testable import TimeCore
+
+/// Three real devices (a store each, with its change gate, snapshots and sync engine) on one
+/// shared folder, clocks skewed by hours. A person on each device makes random changes through
+/// the tracker, the way the agent's methods do: same-name creations, renames onto and away from
+/// names others just created, edits of sessions and projects created elsewhere, category deletes
+/// beside recategorizations, the timer. Devices merge when they like. At the end every device
+/// holds the same data, and every field a value that `SyncClientOracle` expects from what the
+/// clients wrote alone.
+final class SyncClientWorld {
+    final class WorldClock { var time: Int64 = 1_796_000_000 }  // 2026-12-01 (UTC)
+
+    final class DeviceClock: Clock {
+        let world: WorldClock
+        let skew: Int64
+        init(world: WorldClock, skew: Int64) { self.world = world; self.skew = skew }
+        func now() -> Int64 { world.time + skew }
+    }
+
+    struct Device {
+        let index: Int
+        let home: DataHome
+        let engine: SyncEngine
+        var tracker: Tracker { home.tracker }
+    }
+
+    private(set) var random: SeededRandom
+    let seed: UInt64
+    let context: String
+    private(set) var devices: [Device] = []
+    private(set) var oracle = SyncClientOracle()
+    private var step = 0
+    private let world = WorldClock()
+    private let projectNames = ["Fold-X", "fold-x ", "FOLD-X", "Alpha", "alpha", "Beta"]
+    private let categoryNames = ["Billable", "billable ", "Internal", "Home"]
+
+    init(seed: UInt64, directory: String) throws {
+        self.seed = seed
+        context = "seed \(seed) (replay: TIME_SYNC_SEED=\(seed))"
+        random = SeededRandom(seed: seed)
+        let skews: [Int64] = [0, -random.int64(1...9) * 3600, random.int64(1...9) * 3600]
+        for (index, skew) in skews.enumerated() {
+            let clock = DeviceClock(world: world, skew: skew)
+            let home = try DataHome(directory: directory + "/device\(index)", clock: clock)
+            let engine = try SyncEngine(tracker: home.tracker, folder: directory + "/Sync", device: SyncRecord.newID(using: &random),
+                                        deviceName: "device \(index)", wallMilliseconds: clock.now() * 1000)
+            devices.append(Device(index: index, home: home, engine: engine))
+        }
+    }
+
+    func run(steps: Int) throws {
+        for _ in 0..<steps {
+            step += 1
+            world.time += random.int64(1...900)
+            let device = random.pick(devices)
+            if random.chance(9) { try merge(device) } else { try change(device) }
+            if step % 60 == 0 { try converge() }
+        }
+        // Every timer stopped (so that every session is in every store), then a full exchange.
+        for device in devices where device.tracker.openSession != nil { try stopTimer(device) }
+        try converge()
+        try check()
+    }
+
+    private func merge(_ device: Device) throws {
+        step += 1
+        try device.engine.merge(wallMilliseconds: device.tracker.clock.now() * 1000)
+        oracle.merged(device: device.index, step: step)
+    }
+
+    private func converge() throws {
+        for _ in 0..<2 { for device in devices { try merge(device) } }
+    }
+
+    // MARK: - A person's changes, recorded when acknowledged
+
+    /// Runs a call; false when the tracker refused it (nothing was acknowledged, nothing is recorded).
+    private func acknowledged(_ call: () throws -> Void) throws -> Bool {
+        do { try call(); return true } catch let error as TrackerError {
+            if case .storageFailure = error { throw error }
+            return false
+        }
+    }
+
+    private func change(_ device: Device) throws {
+        let tracker = device.tracker
+        let projects = tracker.projects()
+        let categories = tracker.categories()
+        let sessions = try tracker.store.allSessions().filter { !$0.isOpen }
+        let me = device.index
+        switch random.int(0...99) {
+        case 0..<12:
+            let name = random.pick(projectNames)
+            let category = categories.isEmpty || random.chance(50) ? "" : random.pick(categories).name
+            var id: ProjectID = 0
+            guard try acknowledged({ id = try tracker.createProject(name: name, color: "", category: category) }) else { return }
+            let project = try XCTUnwrap(tracker.project(id: id))
+            oracle.create(.project, project.globalID, try projectFields(project, of: tracker), device: me, step: step)
+        case 12..<22:
+            guard let project = projects.isEmpty ? nil : random.pick(projects) else { return }
+            let name = random.chance(60) ? random.pick(projectNames) : "Renamed \(random.int(1...4))"
+            guard try acknowledged({ try tracker.updateProject(id: project.id, changes: ProjectChanges(name: name)) }) else { return }
+            oracle.write(.project, project.globalID, ["name": try XCTUnwrap(tracker.project(id: project.id)).name], device: me, step: step)
+        case 22..<27:
+            guard let project = projects.isEmpty ? nil : random.pick(projects) else { return }
+            if random.chance(50) {
+                let color = random.pick(["#ff0000", "#00ff00", "#0000ff"])
+                guard try acknowledged({ try tracker.updateProject(id: project.id, changes: ProjectChanges(color: color)) }) else { return }
+                oracle.write(.project, project.globalID, ["color": color], device: me, step: step)
+            } else {
+                let archived = random.chance(50)
+                guard try acknowledged({ try tracker.updateProject(id: project.id, changes: ProjectChanges(archived: archived)) }) else { return }
+                oracle.write(.project, project.globalID, ["archived": String(archived)], device: me, step: step)
+            }
+        case 27..<33:
+            let name = random.pick(categoryNames)
+            guard try acknowledged({ try tracker.addCategory(name) }) else { return }
+            let category = try XCTUnwrap(tracker.categories().first { TextInput.nameKey($0.name) == TextInput.nameKey(name) })
+            oracle.create(.category, category.globalID, ["name": category.name], device: me, step: step)
+        case 33..<41:
+            guard let project = projects.isEmpty ? nil : random.pick(projects) else { return }
+            let category = categories.isEmpty || random.chance(20) ? nil : random.pick(categories)
+            guard try acknowledged({ try tracker.updateProject(id: project.id, changes: ProjectChanges(category: category?.name ?? "")) }) else { return }
+            oracle.write(.project, project.globalID, ["category": category?.globalID ?? ""], device: me, step: step)
+        case 41..<45:
+            guard let category = categories.isEmpty ? nil : random.pick(categories) else { return }
+            guard try acknowledged({ try tracker.deleteCategory(category.name) }) else { return }
+            oracle.delete(.category, category.globalID)
+        case 45..<57:
+            guard let project = projects.isEmpty ? nil : random.pick(projects) else { return }
+            let start = tracker.clock.now() - random.int64(2...60) * 86_400
+            var id: SessionID = 0
+            guard try acknowledged({
+                id = try tracker.addSession(project: project.id, start: start, duration: random.pick(["1h", "45m", "1:30"]), note: "added on \(me)")
+            }) else { return }
+            let session = try tracker.session(id: id)
+            var fields = sessionTimes(session)
+            fields["project"] = project.globalID
+            fields["note"] = session.note
+            oracle.create(.session, session.globalID, fields, device: me, step: step)
+        case 57..<67:
+            guard let session = sessions.isEmpty ? nil : random.pick(sessions), let project = projects.isEmpty ? nil : random.pick(projects) else { return }
+            guard try acknowledged({ try tracker.editSession(id: session.id, changes: SessionChanges(projectID: project.id)) }) else { return }
+            oracle.write(.session, session.globalID, ["project": project.globalID], device: me, step: step)
+        case 67..<77:
+            guard let session = sessions.isEmpty ? nil : random.pick(sessions) else { return }
+            let note = "note \(random.int(1...99)) on \(me)"
+            guard try acknowledged({ try tracker.setNote(session: session.id, note: note) }) else { return }
+            oracle.write(.session, session.globalID, ["note": note], device: me, step: step)
+        case 77..<82:
+            guard let session = sessions.isEmpty ? nil : random.pick(sessions) else { return }
+            let changes = random.chance(50) ? SessionChanges(start: session.start - random.int64(1...7200)) : SessionChanges(duration: random.pick(["20m", "2h"]))
+            guard try acknowledged({ try tracker.editSession(id: session.id, changes: changes) }) else { return }
+            oracle.write(.session, session.globalID, sessionTimes(try tracker.session(id: session.id)), device: me, step: step)
+        case 82..<86:
+            guard let session = sessions.isEmpty ? nil : random.pick(sessions) else { return }
+            guard try acknowledged({ try tracker.deleteSession(id: session.id) }) else { return }
+            oracle.delete(.session, session.globalID)
+        default:
+            try timer(device)
+        }
+    }
+
+    /// The timer of this device: start or switch, pause, resume, stop.
+    private func timer(_ device: Device) throws {
+        let tracker = device.tracker
+        guard let open = tracker.openSession else {
+            guard let project = tracker.projects().isEmpty ? nil : random.pick(tracker.projects()) else { return }
+            var id: SessionID = 0
+            guard try acknowledged({ id = try tracker.startProject("#\(project.id)") }) else { return }
+            let session = try tracker.session(id: id)
+            var fields = sessionTimes(session)
+            fields["project"] = project.globalID
+            fields["note"] = ""
+            oracle.create(.session, session.globalID, fields, device: device.index, step: step)
+            return
+        }
+        switch random.int(0...2) {
+        case 0: guard try acknowledged({ try tracker.pause() }) else { return }
+        case 1: guard try acknowledged({ try tracker.resume() }) else { return }
+        default: return try stopTimer(device)
+        }
+        oracle.write(.session, open.globalID, sessionTimes(try tracker.session(id: open.id)), device: device.index, step: step)
+    }
+
+    private func stopTimer(_ device: Device) throws {
+        step += 1
+        let open = try XCTUnwrap(device.tracker.openSession)
+        _ = try device.tracker.stop()
+        oracle.write(.session, open.globalID, sessionTimes(try device.tracker.session(id: open.id)), device: device.index, step: step)
+    }
+
+    // MARK: - Fields as a person sees them (plain strings, independent of sync's encoding)
+
+    private func projectFields(_ project: Project, of tracker: Tracker) throws -> [String: String] {
+        let category = try project.categoryID.flatMap { try tracker.store.category(id: $0)?.globalID } ?? ""
+        return ["name": project.name, "color": project.color, "archived": String(project.archived), "category": category]
+    }
+
+    func sessionTimes(_ session: WorkSession) -> [String: String] {
+        ["start": String(session.start), "end": session.end.map(String.init) ?? "open",
+         "segments": session.segments.map { "\($0.start)-\($0.end.map(String.init) ?? "open")" }.joined(separator: ",")]
+    }
+}
