@@ -1,6 +1,36 @@
-# Shared by the tray checks on real hosts (scripts/tray-gnome.sh, scripts/tray-plasma.sh):
-# an installation of Time under a prefix as scripts/install.sh lays it out, and questions to
-# the agent and the watcher on the session bus. Sourced after scripts/bus-waits.sh, not run.
+# Shared by the tray checks on real hosts (scripts/tray-*.sh): their work folder and failure
+# report, an installation of Time under a prefix as scripts/install.sh lays it out, and
+# questions to the agent and the watcher on the session bus. Sourced after scripts/lib.sh and
+# scripts/bus-waits.sh, not run.
+
+# begin_host_check NAME LABEL: $work, a fresh folder removed at exit once the processes listed in
+# $pids (ours, by id) are stopped; `fail MESSAGE` then reports LABEL, the logs in $work, and exits.
+begin_host_check() {
+    work="$(mktemp -d "/tmp/time-$1.XXXXXX")"
+    pids=()
+    host_label="$2"
+    trap 'stop_pids "${pids[@]}"; rm -rf "$work"' EXIT
+}
+fail() {
+    say "$host_label check failed: $*"
+    local log
+    for log in "$work"/*.log "$work"/*/*.log; do
+        [ -f "$log" ] && { say "--- $log"; grep -v '^\s*$' "$log" | tail -n 15 >&2; }
+    done
+    exit 1
+}
+
+# private_home BIN: HOME, the XDG folders and a runtime folder inside $work, and Time installed
+# under $prefix ($work/prefix).
+private_home() {
+    prefix="$work/prefix"
+    install_prefix "$1" "$prefix"
+    mkdir -p "$work/home" "$work/runtime"
+    chmod 700 "$work/runtime"
+    export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home/.local/share" \
+        XDG_CACHE_HOME="$work/home/.cache" XDG_RUNTIME_DIR="$work/runtime" TZ=UTC LANG=C.UTF-8 NO_AT_BRIDGE=1
+    unset WAYLAND_DISPLAY
+}
 
 # Copies the built time-agent and timectl to PREFIX/bin and Time's icons to PREFIX/share/icons,
 # as an install under ~/.local has them: the agent then points hosts there (IconThemePath).

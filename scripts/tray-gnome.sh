@@ -17,23 +17,9 @@ cd "$(dirname "$0")/.."
 . scripts/tray-common.sh
 bin="${1:?usage: scripts/tray-gnome.sh BIN OUTPUT}" output="${2:?usage: scripts/tray-gnome.sh BIN OUTPUT}"
 
-work="$(mktemp -d /tmp/time-gnome.XXXXXX)"
-pids=()
-cleanup() { stop_pids "${pids[@]}"; rm -rf "$work"; }
-trap cleanup EXIT
-fail() {
-    say "GNOME Shell check failed: $*"
-    for log in "$work"/*.log; do [ -f "$log" ] && { say "--- $log"; grep -v '^\s*$' "$log" | tail -n 15 >&2; }; done
-    exit 1
-}
-
-prefix="$work/prefix"
-install_prefix "$bin" "$prefix"
-mkdir -p "$work/home" "$work/runtime"
-chmod 700 "$work/runtime"
-export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home/.local/share" \
-    XDG_CACHE_HOME="$work/home/.cache" XDG_RUNTIME_DIR="$work/runtime" TZ=UTC NO_AT_BRIDGE=1
-unset DISPLAY WAYLAND_DISPLAY
+begin_host_check gnome "GNOME Shell"
+private_home "$bin"
+unset DISPLAY
 
 # A private system bus (the shell asks logind, accounts and more there; none answers, as on a
 # machine without them) and a session bus per login.

@@ -16,24 +16,8 @@ cd "$(dirname "$0")/.."
 . scripts/tray-common.sh
 bin="${1:?usage: scripts/tray-plasma.sh BIN OUTPUT}" output="${2:?usage: scripts/tray-plasma.sh BIN OUTPUT}"
 
-work="$(mktemp -d /tmp/time-plasma.XXXXXX)"
-pids=()
-cleanup() { stop_pids "${pids[@]}"; rm -rf "$work"; }
-trap cleanup EXIT
-fail() {
-    say "Plasma check failed: $*"
-    for log in "$work"/*.log; do [ -f "$log" ] && { say "--- $log"; grep -v '^\s*$' "$log" | tail -n 15 >&2; }; done
-    [ -n "${TIME_TRAY_DEBUG:-}" ] && { say "DEBUG: DISPLAY=$DISPLAY DBUS_SESSION_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS"; sleep 600; }
-    exit 1
-}
-
-prefix="$work/prefix"
-install_prefix "$bin" "$prefix"
-mkdir -p "$work/home" "$work/runtime"
-chmod 700 "$work/runtime"
-export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home/.local/share" \
-    XDG_CACHE_HOME="$work/home/.cache" XDG_RUNTIME_DIR="$work/runtime" TZ=UTC LANG=C.UTF-8
-unset WAYLAND_DISPLAY
+begin_host_check plasma "Plasma"
+private_home "$bin"
 
 # The display first: what the bus starts on demand (kded's helpers) inherits its DISPLAY;
 # -noreset keeps the root window's properties (AT_SPI_BUS below) when its last client leaves.

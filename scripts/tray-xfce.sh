@@ -12,11 +12,7 @@ cd "$(dirname "$0")/.."
 . scripts/tray-common.sh
 bin="${1:?usage: scripts/tray-xfce.sh BIN OUTPUT}" output="${2:?usage: scripts/tray-xfce.sh BIN OUTPUT}"
 
-work="$(mktemp -d /tmp/time-xfce.XXXXXX)"
-pids=()
-cleanup() { stop_pids "${pids[@]}"; rm -rf "$work"; }
-trap cleanup EXIT
-fail() { say "xfce4-panel check failed: $*"; for log in "$work"/*/*.log; do [ -f "$log" ] && { say "--- $log"; tail -n 20 "$log" >&2; }; done; exit 1; }
+begin_host_check xfce xfce4-panel
 
 xfce="$work/xfce"
 mkdir -p "$xfce/config/xfce4/xfconf/xfce-perchannel-xml" "$xfce/home" "$xfce/runtime"
