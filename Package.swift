@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
         // "Left at T" / "back at T" from logind, the screen savers, Mutter and the kernel's clocks.
         .target(name: "Presence", dependencies: ["DBusKit", "CGLib", "CKernel"]),
-        .target(name: "Tray", dependencies: ["DBusKit"]),
+        .target(name: "Tray", dependencies: ["DBusKit", "CGLib"]),
         // SVG to PNG with librsvg, loaded by the agent on first use (never by timectl).
         .target(name: "ChartRaster", dependencies: ["CGLib"]),
         .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "Tray", "ChartRaster", "CGLib", "TimeVersion"]),

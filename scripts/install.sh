@@ -33,6 +33,10 @@ else
     unit_dir="$prefix/lib/systemd/user"
 fi
 autostart_dir="${XDG_CONFIG_HOME:-$HOME/.config}/autostart"
+icon_dir="$prefix/share/icons/hicolor"
+# Time's icons: data/icons/hicolor/<size>/apps/*.svg, installed under the same names.
+icons=()
+while IFS= read -r icon; do icons+=("${icon#data/icons/hicolor/}"); done < <(find data/icons/hicolor -name '*.svg' | sort)
 files=(
     "$prefix/bin/time-agent"
     "$prefix/bin/timectl"
@@ -47,12 +51,23 @@ files=(
     "$unit_dir/time-agent.service"
     "$autostart_dir/time-agent.desktop"
 )
+for icon in "${icons[@]}"; do files+=("$icon_dir/$icon"); done
+
+# Running applications notice new icons by the folder's time; a cache there is brought up to date.
+refresh_icons() {
+    [ -d "$icon_dir" ] || return 0
+    touch "$icon_dir"
+    if [ -f "$icon_dir/icon-theme.cache" ] && command -v gtk-update-icon-cache >/dev/null 2>&1; then
+        gtk-update-icon-cache -q -f -t "$icon_dir" || true
+    fi
+}
 
 if [ "$action" = uninstall ]; then
     command -v systemctl >/dev/null 2>&1 && systemctl --user disable --now time-agent.service >/dev/null 2>&1 || true
     for file in "${files[@]}"; do
         [ -e "$file" ] && rm -f "$file" && say "removed $file"
     done
+    refresh_icons
     say "Uninstalled. Your data stays in ${TIME_TRACKER_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/time-tracker}."
     exit 0
 fi
@@ -80,6 +95,8 @@ sed "s|^ExecStart=.*|ExecStart=$prefix/bin/time-agent|" desktop/time-agent.servi
 put "$tmp/unit" "$unit_dir/time-agent.service" 644
 sed "s|^Exec=timectl|Exec=$prefix/bin/timectl|" desktop/io.github.timetracker.Time.desktop > "$tmp/app.desktop"
 put "$tmp/app.desktop" "$prefix/share/applications/io.github.timetracker.Time.desktop" 644
+for icon in "${icons[@]}"; do put "data/icons/hicolor/$icon" "$icon_dir/$icon" 644; done
+refresh_icons
 [ -f man/timectl.1 ] && put man/timectl.1 "$prefix/share/man/man1/timectl.1" 644
 [ -f man/time-agent.1 ] && put man/time-agent.1 "$prefix/share/man/man1/time-agent.1" 644
 [ -f completions/timectl.bash ] && put completions/timectl.bash "$prefix/share/bash-completion/completions/timectl" 644

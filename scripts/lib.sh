@@ -6,8 +6,9 @@ BUILD_PACKAGES="pkg-config libdbus-1-dev libglib2.0-dev libnotify-dev libsqlite3
 # Building the Debian package and checking it (scripts/package-deb.sh, scripts/test-deb.sh).
 DEB_PACKAGES="debhelper dpkg-dev lintian man-db devscripts binutils"
 TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd binutils sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps zsh fish librsvg2-2 librsvg2-bin"
-# The report tests read the timesheet with Python's csv module and convert it with LibreOffice headless.
-TEST_PACKAGES="$TEST_PACKAGES python3 libreoffice-calc-nogui"
+# The report tests read the timesheet with Python's csv module and convert it with LibreOffice headless;
+# python3-gi: a real GApplication stands in for the window in the Open Time tests.
+TEST_PACKAGES="$TEST_PACKAGES python3 libreoffice-calc-nogui python3-gi"
 # The peers the import tests drive (scripts/test-exchange.sh); PyPI's td-watson and icalendar go in a venv.
 EXCHANGE_PACKAGES="timewarrior hamster-time-tracker python3-venv sqlite3 dbus-daemon"
 
@@ -16,8 +17,12 @@ EXCHANGE_PACKAGES="timewarrior hamster-time-tracker python3-venv sqlite3 dbus-da
 # the bus (busctl, gdbus, dbus-send, readelf, the zsh and fish completions).
 BROKER_PACKAGES="dbus-broker systemd util-linux dbus-daemon dbus-bin libglib2.0-bin binutils zsh fish procps"
 
-# The real panels the tray is tested on (scripts/test-tray.sh).
-TRAY_PACKAGES="dbus-daemon dbus-bin xvfb imagemagick xdotool xfce4-panel adwaita-icon-theme fonts-dejavu-core sway waybar grim passwd util-linux procps"
+# The real panels the tray is tested on (scripts/test-tray.sh): xfce4-panel, waybar under sway,
+# GNOME Shell with the AppIndicator extension (read through org.gnome.Shell.Eval from the
+# system's python3-gi), Plasma's system tray with kded5's watcher (read over AT-SPI).
+TRAY_PACKAGES="dbus-daemon dbus-bin xvfb x11-utils imagemagick xdotool xfce4-panel adwaita-icon-theme fonts-dejavu-core sway waybar grim passwd util-linux procps
+    gnome-shell gnome-shell-extension-appindicator dconf-gsettings-backend libglib2.0-bin python3-gi
+    plasma-workspace kded5 at-spi2-core python3-pyatspi gir1.2-atspi-2.0"
 # Sync across devices (scripts/test-sync.sh): two real Syncthing instances.
 SYNC_PACKAGES="syncthing dbus-daemon python3"
 

@@ -59,4 +59,8 @@ fi
 say "== Sync, long form: 50 seeds of each three-device merge world (records; real devices against the clients' oracle), 200 steps through Syncthing"
 TIME_SYNC_ROUNDS=50 swift test --skip-build --filter SyncMergeRandomizedTests 2>&1 | grep -E "seed|error|Executed" | tail -n 5 >&2
 scripts/test-sync.sh --no-build --long
+say "== Tray, long form: 50 logins on GNOME Shell (the shell and the agent started at the same moment)"
+# shellcheck disable=SC2086
+ensure_packages $TRAY_PACKAGES
+TIME_TRAY_LOGINS="${TIME_TRAY_LOGINS:-50}" scripts/tray-gnome.sh "$(swift build --show-bin-path)" "$TIME_TEST_OUTPUT"
 say "All reliability checks passed."

@@ -60,6 +60,8 @@ depends="$(dpkg-deb -f "$deb" Depends)"
 grep -q 'libdbus-1-3' <<<"$depends" || fail "Depends lacks libdbus-1-3 (dpkg-shlibdeps did not run?): $depends"
 # The agent loads librsvg with dlopen (invisible to dpkg-shlibdeps): the package must name it.
 dpkg-deb -f "$deb" Recommends | grep -q 'librsvg2-2' || fail "Recommends lacks librsvg2-2, which the agent loads for the week's chart"
+# Vanilla GNOME shows no tray without the extension.
+dpkg-deb -f "$deb" Recommends | grep -q 'gnome-shell-extension-appindicator' || fail "Recommends lacks gnome-shell-extension-appindicator"
 say "package: $(basename "$deb"), $(du -k "$deb" | cut -f1) KiB; Depends: $depends"
 
 say "-- lintian"
@@ -78,6 +80,11 @@ files=(
     /usr/share/dbus-1/interfaces/io.github.timetracker.Time1.xml
     /usr/lib/systemd/user/time-agent.service
     /usr/share/applications/io.github.timetracker.Time.desktop
+    /usr/share/icons/hicolor/scalable/apps/io.github.timetracker.Time.svg
+    /usr/share/icons/hicolor/symbolic/apps/io.github.timetracker.Time-symbolic.svg
+    /usr/share/icons/hicolor/symbolic/apps/io.github.timetracker.Time-running-symbolic.svg
+    /usr/share/icons/hicolor/symbolic/apps/io.github.timetracker.Time-paused-symbolic.svg
+    /usr/share/icons/hicolor/symbolic/apps/io.github.timetracker.Time-idle-symbolic.svg
     /usr/share/man/man1/time-agent.1.gz
     /usr/share/man/man1/timectl.1.gz
     /usr/share/bash-completion/completions/timectl

@@ -22,7 +22,8 @@ prefix="$home/.local"
 for file in bin/time-agent bin/timectl share/dbus-1/services/io.github.timetracker.Time1.service \
             share/dbus-1/interfaces/io.github.timetracker.Time1.xml share/applications/io.github.timetracker.Time.desktop \
             share/man/man1/timectl.1 share/man/man1/time-agent.1 share/bash-completion/completions/timectl share/zsh/site-functions/_timectl \
-            share/fish/vendor_completions.d/timectl.fish; do
+            share/fish/vendor_completions.d/timectl.fish share/icons/hicolor/scalable/apps/io.github.timetracker.Time.svg \
+            share/icons/hicolor/symbolic/apps/io.github.timetracker.Time-running-symbolic.svg; do
     [ -f "$prefix/$file" ] || fail "$prefix/$file was not installed"
 done
 [ -f "$home/.config/systemd/user/time-agent.service" ] || fail "the systemd user unit was not installed"

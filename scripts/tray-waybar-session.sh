@@ -15,13 +15,8 @@ say() { printf '%s\n' "$*" >&2; }
 fail() { say "waybar check failed: $*"; for log in "$dir"/*.log; do say "--- $log"; tail -n 15 "$log" >&2; done; exit 1; }
 # shellcheck source=scripts/bus-waits.sh
 . "$(dirname "$0")/bus-waits.sh"
-is_registered() {
-    dbus-send --session --print-reply --dest=org.kde.StatusNotifierWatcher /StatusNotifierWatcher \
-        org.freedesktop.DBus.Properties.Get string:org.kde.StatusNotifierWatcher string:RegisteredStatusNotifierItems \
-        | grep -q "StatusNotifierItem-$1-1"
-}
-# The item's properties were read: waybar (libdbusmenu-less, Gio) calls GetAll on the item.
-colors_in() { convert "$1" -crop "$2" +repage -format '%k' info:; }
+# shellcheck source=scripts/tray-common.sh
+. "$(dirname "$0")/tray-common.sh"
 
 dbus-daemon --session --nofork --print-address=3 3>"$dir/bus-address" >"$dir/bus.log" 2>&1 &
 pids+=($!)
@@ -52,6 +47,8 @@ wait_until 20 has_owner org.kde.StatusNotifierWatcher || fail "waybar did not ta
 wait_until 15 is_registered "$agent" || fail "the item did not register with waybar's watcher"
 shot() { grim "$dir/$1.png" && [ "$(colors_in "$dir/$1.png" 200x30+440+0)" -gt 2 ]; }
 wait_until 15 shot first || fail "waybar's tray shows no icon"
+[ "$(color_share_in "$dir/first.png" 200x30+440+0 '#2e7d32')" -le 1 ] \
+    || fail "waybar shows the fallback pixmap (the project's colour), not our icon from $dir/share/icons"
 
 # waybar restarts: its watcher goes away and comes back; the item registers again and is drawn again.
 kill "$waybar_pid"; wait "$waybar_pid" 2>/dev/null || true

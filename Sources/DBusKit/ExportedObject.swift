@@ -66,14 +66,19 @@ public struct Property {
     public var doc: String?
     public var get: () -> DBusValue
     public var set: ((DBusValue) throws -> Void)?
+    /// The setter announces the change itself, together with whatever else it changed (one
+    /// PropertiesChanged for the whole change), so Set sends none of its own.
+    public var setterAnnounces: Bool
 
     public init(name: String, signature: String, access: Access = .read, emitsChange: EmitsChange = .true,
-                doc: String? = nil, get: @escaping () -> DBusValue, set: ((DBusValue) throws -> Void)? = nil) {
+                doc: String? = nil, setterAnnounces: Bool = false, get: @escaping () -> DBusValue,
+                set: ((DBusValue) throws -> Void)? = nil) {
         self.name = name
         self.signature = signature
         self.access = access
         self.emitsChange = emitsChange
         self.doc = doc
+        self.setterAnnounces = setterAnnounces
         self.get = get
         self.set = set
     }
@@ -363,7 +368,7 @@ final class ObjectRegistration {
             let before = property.get()
             try setter(value)
             // PropertiesChanged announces a change: a Set to the current value is none.
-            guard property.get() != before else { return [] }
+            guard !property.setterAnnounces, property.get() != before else { return [] }
             switch property.emitsChange {
             case .true:
                 try call.connection.emitPropertiesChanged(path: object.path, interface: interface.name,

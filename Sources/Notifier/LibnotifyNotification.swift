@@ -8,11 +8,15 @@ final class LibnotifyNotification {
     private let handle: UnsafeMutablePointer<NotifyNotification>
     /// The worker, unretained: it owns every notification it is handed back in callbacks.
     private let worker: gpointer
+    /// Sent as Notify's app_icon with every show (an update would otherwise clear it).
+    private let icon: String?
 
     /// - Parameter watchClosing: the worker hears when the server closes it (dismissed, or an
     ///   action invoked), through `NotifierWorker.notificationClosed`.
     init(summary: String, body: String, worker: NotifierWorker, watchClosing: Bool) {
-        handle = notify_notification_new(summary, body, nil)
+        // libnotify sends its icon as Notify's app_icon (an icon name, looked up in the theme).
+        icon = worker.appIcon.isEmpty ? nil : worker.appIcon
+        handle = notify_notification_new(summary, body, icon)
         self.worker = Unmanaged.passUnretained(worker).toOpaque()
         if watchClosing {
             typealias Closed = @convention(c) (gpointer?, gpointer?) -> Void
@@ -31,7 +35,7 @@ final class LibnotifyNotification {
 
     /// New text for a notification shown already: the next `show()` replaces it in place (same id).
     func update(summary: String, body: String) {
-        _ = notify_notification_update(handle, summary, body, nil)
+        _ = notify_notification_update(handle, summary, body, icon)
     }
 
     /// The hints every notification of ours carries, its urgency and how long it stays
@@ -93,7 +97,9 @@ func notificationServerCapabilities() -> Set<String> {
 private func actionCallback(_ n: UnsafeMutablePointer<NotifyNotification>?,
                             _ action: UnsafeMutablePointer<CChar>?, _ data: gpointer?) {
     guard let data, let action else { return }
-    Unmanaged<NotifierWorker>.fromOpaque(data).takeUnretainedValue().actionInvoked(String(cString: action))
+    // Valid only during this callback: the token lets the window we open take the focus.
+    let token = n.flatMap { notify_notification_get_activation_token($0) }.map { String(cString: $0) } ?? ""
+    Unmanaged<NotifierWorker>.fromOpaque(data).takeUnretainedValue().actionInvoked(String(cString: action), activationToken: token)
 }
 
 private func closedCallback(_ n: gpointer?, _ data: gpointer?) {

@@ -16,10 +16,11 @@ public final class Notifier {
     /// - Parameters:
     ///   - appName: passed to `notify_init`.
     ///   - desktopEntry: the `desktop-entry` hint, e.g. "io.github.timetracker.Time".
+    ///   - appIcon: the icon name sent as `app_icon` ("" = none).
     ///   - mainContext: the `GMainContext*` on which `onAction` runs; nil = the global default.
-    public init(appName: String, desktopEntry: String = "io.github.timetracker.Time",
+    public init(appName: String, desktopEntry: String = "io.github.timetracker.Time", appIcon: String = "",
                 mainContext: OpaquePointer?, onAction: @escaping (NotifierAction) -> Void) {
-        worker = NotifierWorker(appName: appName, desktopEntry: desktopEntry,
+        worker = NotifierWorker(appName: appName, desktopEntry: desktopEntry, appIcon: appIcon,
                                 mainContext: mainContext, onAction: onAction)
         worker.start()
     }

@@ -23,7 +23,10 @@ public struct TimerNotification: Equatable, Sendable {
 
 /// What the user chose on one of our notifications. Delivered on the main context.
 public enum NotifierAction: Equatable, Sendable {
-    case pause, resume, stop, openDefault, reminderStop, reminderKeepGoing
+    case pause, resume, stop, reminderStop, reminderKeepGoing
+    /// The timer notification's default action (a click on its body, or `Open Time`), with the
+    /// activation token the server gave for it ("" when it gave none).
+    case openDefault(activationToken: String)
     /// An answer on the return notification of away span `id`: keep, discard or stop.
     case away(id: Int64, choice: String)
     /// `Undo` on the notification shown by `showUndoable`.
@@ -156,7 +159,7 @@ public enum NotifierText {
             return .away(id: id, choice: String(parts[1]))
         }
         switch key {
-        case "default": return .openDefault
+        case "default": return .openDefault(activationToken: "")
         case "pause": return .pause
         case "resume": return .resume
         case "stop": return .stop

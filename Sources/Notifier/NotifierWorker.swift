@@ -63,6 +63,7 @@ private func deliverAction(_ data: gpointer?) -> gboolean {
 final class NotifierWorker: @unchecked Sendable {
     let appName: String
     let desktopEntry: String
+    let appIcon: String
     let onAction: (NotifierAction) -> Void
     let mainContext: OpaquePointer  // ref held
 
@@ -93,10 +94,11 @@ final class NotifierWorker: @unchecked Sendable {
     /// The notification server's unique name, once the watch has reported it (nil: none).
     private var serverOwner: String??
 
-    init(appName: String, desktopEntry: String, mainContext: OpaquePointer?,
+    init(appName: String, desktopEntry: String, appIcon: String, mainContext: OpaquePointer?,
          onAction: @escaping (NotifierAction) -> Void) {
         self.appName = appName
         self.desktopEntry = desktopEntry
+        self.appIcon = appIcon
         self.onAction = onAction
         self.mainContext = g_main_context_ref(mainContext ?? g_main_context_default())
         mutex = .allocate(capacity: 1)
@@ -363,8 +365,9 @@ final class NotifierWorker: @unchecked Sendable {
     }
 
     // Called by libnotify on this thread.
-    func actionInvoked(_ key: String) {
-        guard let action = NotifierText.action(forKey: key) else { return }
+    func actionInvoked(_ key: String, activationToken: String) {
+        guard var action = NotifierText.action(forKey: key) else { return }
+        if case .openDefault = action { action = .openDefault(activationToken: activationToken) }
         let d = Unmanaged.passRetained(ActionDelivery(onAction, action)).toOpaque()
         g_main_context_invoke_full(mainContext, 0, deliverAction, d, nil)
     }

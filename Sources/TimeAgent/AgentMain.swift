@@ -148,7 +148,9 @@ public enum AgentMain {
             service.shutdown()
             return 1
         }
-        let tray = options.tray ? AgentTray(service: service, minuteLength: minuteLength) : nil
+        // Tests shorten how long a tray host has to read the item before it registers again.
+        let readDeadline = getenv("TIME_AGENT_TRAY_READ_SECONDS").flatMap { UInt32(String(cString: $0)) }.map { max(1, $0) }
+        let tray = options.tray ? AgentTray(service: service, minuteLength: minuteLength, readDeadlineSeconds: readDeadline) : nil
         if let tray {
             do {
                 try tray.attach(to: connection)

@@ -171,13 +171,14 @@ extension AgentService {
     var awayProperties: [Property] {
         [
             Property(name: "AwayMinutes", signature: "u", access: .readWrite,
-                     doc: "Idle minutes that count as away; 0 turns idle detection off (suspend and lock still count).") { [unowned self] in
+                     doc: "Idle minutes that count as away; 0 turns idle detection off (suspend and lock still count).",
+                     setterAnnounces: true) { [unowned self] in
                 .uint32(self.tracker.awayMinutes)
             } set: { [unowned self] value in
                 try contractCall { try self.tracker.setAwayMinutes(value.uint32Value ?? 0) }
-                // DBusKit announces this property itself after a successful Set.
-                self.published.awayMinutes = self.tracker.awayMinutes
-                self.away.presence?.setIdleMinutes(self.tracker.awayMinutes)
+                // A change like any other: one PropertiesChanged with AwayMinutes and CanUndo,
+                // then the idle watch moves (updateAway) and the tray's Undo line follows.
+                self.refreshAfterChange()
             },
             property("AwaySince", "x", "When the current away span began; 0 when the person is present or no session runs."),
             property("PendingAway", "a(txxss)", "Unanswered away spans, oldest first: id, start, end (0 while it lasts), reason, project."),

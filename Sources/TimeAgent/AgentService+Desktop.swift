@@ -1,3 +1,4 @@
+import DBusKit
 import TimeCore
 
 /// What the desktop (tray menu, icon clicks) asks for, through the same functions as the D-Bus
@@ -20,6 +21,20 @@ extension AgentService {
             try showWeeklyReport(week: week)
         } catch {
             Log.warning("the weekly report could not be shown: \(error)")
+        }
+    }
+
+    /// Opens Time's window: the tray's `Open Time` and the timer notification's default action
+    /// (the window itself, once running, is brought to the front the same way). A failure is
+    /// logged with what to install: nobody waits for an answer.
+    func openWindow(activationToken: String = "") {
+        window.activate(activationToken: activationToken) { error in
+            guard let error else { return Log.debug("asked \(WindowLauncher.applicationID) to show its window") }
+            if error.name == BusError.serviceUnknown || error.name == BusError.nameHasNoOwner {
+                Log.warning("cannot open Time's window: \(WindowLauncher.applicationID) is not installed (install the time-tracker package's window, or run time-tracker)")
+            } else {
+                Log.warning("cannot open Time's window: \(error)")
+            }
         }
     }
 }

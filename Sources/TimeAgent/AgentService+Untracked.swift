@@ -66,31 +66,10 @@ extension AgentService {
     }
 
     /// `Start…`: the window where it is installed, else the tray menu's Start list.
-    func openStartChoice() {
-        if activateWindow() { return }
+    func openStartChoice(activationToken: String = "") {
+        window.recheck()
+        if window.isAvailable { return openWindow(activationToken: activationToken) }
         tray?.openStartMenu()
-    }
-
-    /// Activates the window (`org.freedesktop.Application.Activate` on its bus name, which the
-    /// session bus starts); false when it is not installed (not activatable, not running).
-    func activateWindow() -> Bool {
-        guard let connection else { return false }
-        let name = Contract.desktopEntry
-        let running = (try? connection.nameHasOwner(name)) == true
-        let activatable = ((try? connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                                 interface: "org.freedesktop.DBus", member: "ListActivatableNames", arguments: [],
-                                                 timeoutMilliseconds: 2000))?.first?.arrayValue ?? []).contains(.string(name))
-        guard running || activatable else { return false }
-        let path = "/" + name.split(separator: ".").joined(separator: "/")
-        do {
-            let message = try Message(methodCall: name, path: path, interface: "org.freedesktop.Application", member: "Activate")
-            try message.append([.vardict([:])])
-            _ = try connection.send(message)
-            return true
-        } catch {
-            Log.warning("could not open the window: \(error)")
-            return false
-        }
     }
 }
 

@@ -24,6 +24,8 @@ public final class AgentService {
     /// The history step of the Stop whose notification offers Undo (AgentService+Undo).
     var stopNoticeStep: Int64?
     let sync = AgentSync()
+    /// Time's window, opened by the tray's Open Time and the timer notification (`openWindow`).
+    let window = WindowLauncher()
     /// The timer for the next weekly target (AgentService+Targets) and the not-tracking reminder (+Untracked).
     var targets = TargetWatch()
     var untracked = UntrackedWatch()
@@ -34,7 +36,8 @@ public final class AgentService {
         self.minuteLength = minuteLength
         published = TimerProperties()
         if notifications {
-            notifier = Notifier(appName: "Time", desktopEntry: Contract.desktopEntry, mainContext: nil) { [weak self] action in
+            notifier = Notifier(appName: "Time", desktopEntry: Contract.desktopEntry, appIcon: AppIcons.application,
+                                mainContext: nil) { [weak self] action in
                 self?.perform(action)
             }
         }
@@ -45,6 +48,7 @@ public final class AgentService {
     public func export(on connection: BusConnection) throws {
         self.connection = connection
         try connection.export(object: ExportedObject(path: Contract.objectPath, interfaces: [interface]))
+        window.attach(to: connection)
         resumeSync()
         refreshAfterChange()
     }
@@ -55,6 +59,7 @@ public final class AgentService {
         (targets.source, untracked.source) = (0, 0)
         stopAwayDetection()
         stopSync()
+        window.detach()
         // The data first: a notification server that hangs must not hold up saving it.
         tracker.tidyUp()
         do {
@@ -163,7 +168,8 @@ public final class AgentService {
             case .resume: try tracker.resume()
             case .stop, .reminderStop: try stopTimer()
             case .undo: undoFromStopNotice()
-            case .openDefault, .reminderKeepGoing: break
+            case .openDefault(let token): openWindow(activationToken: token)
+            case .reminderKeepGoing: break
             case .away(let id, let choice): try resolveAway(id: id, choice: choice)
             case .untrackedContinue: try continueLastProject()
             case .untrackedStart: openStartChoice()
@@ -334,14 +340,13 @@ public final class AgentService {
             property("CanUndo", "s", "What Undo would undo; empty when nothing is left to undo."),
             Property(name: "Version", signature: "s", emitsChange: .const, doc: "The agent's version.") { .string(Contract.version) },
             Property(name: "ReminderMinutes", signature: "u", access: .readWrite,
-                     doc: "Minutes of active time between reminders; 0 turns them off.") { [unowned self] in
+                     doc: "Minutes of active time between reminders; 0 turns them off.", setterAnnounces: true) { [unowned self] in
                 .uint32(self.tracker.reminderMinutes)
             } set: { [unowned self] value in
                 try contractCall { try self.tracker.setReminderMinutes(value.uint32Value ?? 0) }
-                // DBusKit announces this property itself after a successful Set.
-                self.published.reminderMinutes = self.tracker.reminderMinutes
-                self.scheduleReminder()
-                self.tray?.refresh(try? self.tracker.status())
+                // A change like any other: one PropertiesChanged with ReminderMinutes and CanUndo
+                // (the new step), then the reminder and the tray.
+                self.refreshAfterChange()
             },
         ] + awayProperties + syncProperties + planProperties)
     }

@@ -27,10 +27,11 @@ final class AgentTray {
     /// The item shows an older state than `status` (changes while no host was registered).
     private var stale = true
 
-    init(service: AgentService, minuteLength: Int64 = 60) {
+    init(service: AgentService, minuteLength: Int64 = 60, readDeadlineSeconds: UInt32? = nil) {
         self.service = service
         self.minuteLength = minuteLength
-        item = TrayItem(id: "time-tracker", appearance: TrayAppearance(title: "Time", iconName: TrayLook.idleIcon), menu: [])
+        item = TrayItem(id: "time-tracker", appearance: TrayAppearance(title: "Time", iconName: AppIcons.idle), menu: [],
+                        iconThemePath: AppIcons.themePathOfThisAgent())
         item.onActivate = { [unowned self] activation in
             switch activation {
             case .primary: self.service.desktopCommand("toggle") { _ = try self.service.tracker.toggle() }
@@ -42,11 +43,22 @@ final class AgentTray {
             self.refresh(try? self.service.tracker.status())
         }
         item.beforeRead = { [unowned self] in if self.stale { self.draw() } }
+        if let readDeadlineSeconds { item.readDeadlineSeconds = readDeadlineSeconds }
+        item.onUnreadRegistration = { attempt in
+            Log.debug("no tray host read the item after it registered, or the watcher dropped it; registering again (attempt \(attempt))")
+        }
+        // An application installed or started since the menu was drawn: Open Time follows.
+        item.onMenuAboutToShow = { [unowned self] in
+            self.service.window.recheck()
+            if self.stale { self.draw() }
+        }
+        service.window.onAvailabilityChange = { [unowned self] in self.refresh(try? self.service.tracker.status()) }
         fillSections()
     }
 
     func attach(to connection: BusConnection) throws {
         try item.attach(to: connection)
+        if !item.iconThemePath.isEmpty { Log.debug("tray icons from \(item.iconThemePath)") }
     }
 
     func detach() {
@@ -100,7 +112,7 @@ final class AgentTray {
 
     private enum ID {
         static let title: Int32 = 1, pause: Int32 = 2, resume: Int32 = 3, stop: Int32 = 4, continueLast: Int32 = 5
-        static let start: Int32 = 10, week: Int32 = 6, reminders: Int32 = 20
+        static let start: Int32 = 10, week: Int32 = 6, openWindow: Int32 = 11, reminders: Int32 = 20
         static let separatorTop: Int32 = 7, separatorBottom: Int32 = 8, separatorExtra: Int32 = 9
         static let firstReminder: Int32 = 21
         /// Project entries: this plus the project's id.
@@ -109,6 +121,8 @@ final class AgentTray {
 
     static let reminderChoices: [UInt32] = [0, 30, 60, 90, 120]
 
+    /// The contract's order: the title line, Pause or Resume (idle: Continue the last project),
+    /// Stop, Start, Show this week, Open Time, Undo and pending away spans, Reminders.
     private func menu(_ look: TrayLook) -> [TrayMenuItem] {
         let tracker = service.tracker
         var items = [TrayMenuItem(id: ID.title, label: look.title, enabled: false), .separator(id: ID.separatorTop)]
@@ -129,7 +143,7 @@ final class AgentTray {
         })
         let openProject = status?.project?.id
         // Ids past Int32 cannot be menu entries (none exists in practice).
-        let projects = recentProjectsFirst().filter { $0.id <= Int64(Int32.max - ID.firstProject) }.prefix(20).map { project in
+        let projects = recentProjects(open: status?.project).filter { $0.id <= Int64(Int32.max - ID.firstProject) }.prefix(20).map { project in
             TrayMenuItem(id: ID.firstProject + Int32(project.id), label: project.name,
                          toggle: .radio(project.id == openProject)) { [unowned self] in
                 self.service.desktopCommand("start") { _ = try self.service.tracker.startProject("#\(project.id)") }
@@ -138,6 +152,10 @@ final class AgentTray {
         if !projects.isEmpty { items.append(TrayMenuItem(id: ID.start, label: "Start", children: projects)) }
         items.append(TrayMenuItem(id: ID.week, label: "Show this week") { [unowned self] in
             self.service.showWeeklyReportLogged(week: "")
+        })
+        // Hidden, not removed, while no window is installed: it comes back with the same id.
+        items.append(TrayMenuItem(id: ID.openWindow, label: "Open Time", visible: service.window.isAvailable) { [unowned self] in
+            self.service.openWindow()
         })
         let extra = (sections.undo?() ?? []) + (sections.away?() ?? [])
         if !extra.isEmpty { items.append(.separator(id: ID.separatorExtra)); items += extra }
@@ -156,21 +174,13 @@ final class AgentTray {
     /// The Start submenu opened for the person (the not-tracking reminder's `Start…` without a window).
     func openStartMenu() { item.requestMenuOpening(at: ID.start) }
 
-    /// Projects used in the last 30 days, most recent first, then the other active ones by name.
-    private func recentProjectsFirst() -> [Project] {
+    /// The Start submenu's projects: the open one first, then those used in the last 30 days by
+    /// their newest session, then the other active ones by name.
+    private func recentProjects(open: Project?) -> [Project] {
         let tracker = service.tracker
         let now = tracker.clock.now()
-        let recent = ((try? tracker.sessions(project: 0, from: now - 30 * 86_400, to: now + 1)) ?? [])
-            .sorted { $0.start > $1.start }
-        var seen = Set<ProjectID>()
-        var result: [Project] = []
-        for session in recent where !seen.contains(session.projectID) {
-            seen.insert(session.projectID)
-            if let project = tracker.project(id: session.projectID), !project.archived { result.append(project) }
-        }
-        let others = tracker.projects().filter { !$0.archived && !seen.contains($0.id) }
-            .sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
-        return result + others
+        let sessions = (try? tracker.sessions(project: 0, from: now - 30 * 86_400, to: now + 1)) ?? []
+        return TrayLook.recentFirst(open: open, sessions: sessions, projects: tracker.projects())
     }
 }
 
@@ -179,30 +189,52 @@ private func trayTickFired(_ data: UnsafeMutableRawPointer?) -> gboolean {
     return 0 // G_SOURCE_REMOVE: tick() sets the next one
 }
 
-/// What the icon shows for one state: pure, so it is tested alone.
+/// What the icon and the menu show for one state: pure, so it is tested alone.
 struct TrayLook {
-    static let runningIcon = "media-playback-start"
-    static let pausedIcon = "media-playback-pause"
-    static let idleIcon = "media-playback-stop"
-
     var title: String
     var appearance: TrayAppearance
 
-    /// `week` is the week against its target (`week 31:20 of 40:00`), "" without one.
-    init(status: TimerStatus?, now: Int64, today: Int64, week: String = "") {
-        let todayText = "today \(TrayLook.hoursMinutes(today))" + (week.isEmpty ? "" : ", \(week)")
+    /// The menu's first line: "Writing · Work — 0:42 (today 3:10)", "… · paused", or
+    /// "Not tracking (today 3:10)"; `week` is the week against its target (`week 31:20 of
+    /// 40:00`), "" without one. Its one definition.
+    static func titleLine(status: TimerStatus?, now: Int64, today: Int64, week: String = "") -> String {
+        let todayText = "today \(hoursMinutes(today))" + (week.isEmpty ? "" : ", \(week)")
         guard let status, let session = status.session, let project = status.project else {
-            title = "Not tracking (\(todayText))"
+            return "Not tracking (\(todayText))"
+        }
+        let name = status.categoryName.isEmpty ? project.name : "\(project.name) · \(status.categoryName)"
+        let elapsed = hoursMinutes(session.activeSeconds(at: now))
+        return "\(name) — \(elapsed) (\(todayText))\(session.isRunning ? "" : " · paused")"
+    }
+
+    /// The Start submenu's order: `open` first, then the projects of `sessions` by their newest
+    /// session (latest start first), then the other active projects by name. Archived projects
+    /// only when open.
+    static func recentFirst(open: Project?, sessions: [WorkSession], projects: [Project]) -> [Project] {
+        var result: [Project] = open.map { [$0] } ?? []
+        var seen = Set(result.map(\.id))
+        let byID = Dictionary(projects.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for session in sessions.sorted(by: { ($0.start, $0.id) > ($1.start, $1.id) }) where !seen.contains(session.projectID) {
+            seen.insert(session.projectID)
+            if let project = byID[session.projectID], !project.archived { result.append(project) }
+        }
+        let others = projects.filter { !$0.archived && !seen.contains($0.id) }
+            .sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+        return result + others
+    }
+
+    init(status: TimerStatus?, now: Int64, today: Int64, week: String = "") {
+        title = Self.titleLine(status: status, now: now, today: today, week: week)
+        guard let status, let session = status.session, let project = status.project else {
             appearance = TrayAppearance(
-                title: "Time", iconName: Self.idleIcon,
+                title: "Time", iconName: AppIcons.idle,
                 iconPixmaps: [16, 22, 32].map { TrayPixmap.badge(size: $0, color: "#888888", glyph: .none, filled: false) },
-                tooltipTitle: "Time", tooltipMarkup: TrayAppearance.markupEscaped("Not tracking. Today: \(TrayLook.hoursMinutes(today))"))
+                tooltipTitle: "Time", tooltipMarkup: TrayAppearance.markupEscaped("Not tracking. Today: \(TrayLook.hoursMinutes(today))"),
+                iconDescription: "Time: not tracking")
             return
         }
         let running = session.isRunning
         let elapsed = TrayLook.hoursMinutes(session.activeSeconds(at: now))
-        let name = status.categoryName.isEmpty ? project.name : "\(project.name) · \(status.categoryName)"
-        title = "\(name) — \(elapsed) (\(todayText))\(running ? "" : " · paused")"
         let since = running ? status.runningSince : (session.segments.last?.end ?? session.start)
         let sinceText = (running ? "since " : "paused since ") + LocalTime.clock(since)
         var lines = ["<b>\(TrayAppearance.markupEscaped(project.name))</b>"]
@@ -210,10 +242,13 @@ struct TrayLook {
         lines.append("\(elapsed), \(sinceText)")
         lines.append("Today: \(TrayLook.hoursMinutes(today))")
         appearance = TrayAppearance(
-            title: "Time: \(project.name)", iconName: running ? Self.runningIcon : Self.pausedIcon,
+            title: "Time: \(project.name)", iconName: running ? AppIcons.running : AppIcons.paused,
             iconPixmaps: [16, 22, 32].map { TrayPixmap.badge(size: $0, color: project.color, glyph: running ? .play : .pause) },
             tooltipTitle: "\(project.name)\(running ? "" : " (paused)")", tooltipMarkup: lines.joined(separator: "\n"),
-            label: "\(running ? "▶" : "⏸") \(elapsed)", labelGuide: "▶ 00:00")
+            // ▶ and ▮ come from one Unicode block that the fallback fonts cover (DejaVu has it;
+            // it lacks ⏸, which GNOME then drew as an empty box).
+            label: "\(running ? "▶" : "▮▮") \(elapsed)", labelGuide: "▮▮ 00:00",
+            iconDescription: "Time: \(project.name), \(running ? "running" : "paused")")
     }
 
     /// "0:42", "3:10".

@@ -1,17 +1,32 @@
 import DBusKit
 
-/// `com.canonical.dbusmenu` at one object path: serves a `MenuTree` and announces its changes,
-/// a new layout revision for a structural change and `ItemsPropertiesUpdated` otherwise (GNOME
-/// does not re-read labels on `LayoutUpdated`).
+/// `com.canonical.dbusmenu` at one object path: serves a `MenuTree` and announces its changes:
+/// the new properties of every entry that stays (`ItemsPropertiesUpdated`), and a new layout
+/// revision when entries come, go or move (`LayoutUpdated`). Hosts need both after a structural
+/// change: they re-read an existing entry's properties from neither the layout nor the revision.
+/// A moved entry is announced under a new id (`MenuIdentity`).
 final class MenuExporter {
     static let interfaceName = "com.canonical.dbusmenu"
 
     let path: String
+    /// The menu as hosts see it (its ids from `identity`).
     private(set) var tree = MenuTree([])
+    private var identity = MenuIdentity()
     private(set) var revision: UInt32 = 1
+    /// Rises with every update that changed anything a host shows.
+    private var changes = 0
     private weak var connection: BusConnection?
+    /// Called when a host is about to show the root menu (`AboutToShow` of id 0): the owner may
+    /// bring it up to date first, and the host is told to read it again when that changed it.
+    var aboutToShow: (() -> Void)?
 
-    init(path: String) { self.path = path }
+    /// Where the entries' icons are, when outside the system's icon folders ("" = none).
+    let iconThemePath: String
+
+    init(path: String, iconThemePath: String = "") {
+        self.path = path
+        self.iconThemePath = iconThemePath
+    }
 
     func export(on connection: BusConnection) throws {
         self.connection = connection
@@ -20,37 +35,32 @@ final class MenuExporter {
 
     /// Replaces the menu; tells hosts what changed.
     func update(_ items: [TrayMenuItem]) {
-        let new = MenuTree(items)
+        let new = identity.hostView(of: MenuTree(items))
         let old = tree
         tree = new
+        let reshaped = !new.hasSameShape(as: old)
+        if reshaped { revision &+= 1 }
         guard let connection, connection.isConnected else { return }
-        if !new.hasSameShape(as: old) {
-            revision &+= 1
+        let (updated, removed) = new.propertyChanges(since: old)
+        if reshaped || !updated.isEmpty || !removed.isEmpty { changes += 1 }
+        if !updated.isEmpty || !removed.isEmpty {
+            try? connection.emitSignal(path: path, interface: Self.interfaceName, name: "ItemsPropertiesUpdated", arguments: [
+                .array(elementSignature: "(ia{sv})", updated.map { .structure([.int32($0.id), .vardict($0.properties)]) }),
+                .array(elementSignature: "(ias)", removed.map { .structure([.int32($0.id), .stringArray($0.names)]) }),
+            ])
+        }
+        if reshaped {
             try? connection.emitSignal(path: path, interface: Self.interfaceName, name: "LayoutUpdated",
                                        arguments: [.uint32(revision), .int32(0)])
-            return
         }
-        var updated: [DBusValue] = []
-        var removed: [DBusValue] = []
-        for id in new.nodes.keys.sorted() {
-            let now = new.nodes[id]!.properties, before = old.nodes[id]!.properties
-            let changed = now.filter { before[$0.key] != $0.value }
-            let gone = before.keys.filter { now[$0] == nil }.sorted()
-            if !changed.isEmpty { updated.append(.structure([.int32(id), .vardict(changed)])) }
-            if !gone.isEmpty { removed.append(.structure([.int32(id), .stringArray(gone)])) }
-        }
-        guard !updated.isEmpty || !removed.isEmpty else { return }
-        try? connection.emitSignal(path: path, interface: Self.interfaceName, name: "ItemsPropertiesUpdated",
-                                   arguments: [.array(elementSignature: "(ia{sv})", updated),
-                                               .array(elementSignature: "(ias)", removed)])
     }
 
     /// Asks the hosts showing the menu to open it at item `id` (dbusmenu's
     /// `ItemActivationRequested`, as for a hotkey); hosts that do not honour it ignore it.
     func requestOpening(_ id: Int32) {
-        guard let connection, connection.isConnected, tree.nodes[id] != nil else { return }
+        guard let connection, connection.isConnected, let hostID = identity.hostID(of: id), tree.nodes[hostID] != nil else { return }
         try? connection.emitSignal(path: path, interface: Self.interfaceName, name: "ItemActivationRequested",
-                                   arguments: [.int32(id), .uint32(0)])
+                                   arguments: [.int32(hostID), .uint32(0)])
     }
 
     private func unknownItem(_ id: Int32) -> BusError {
@@ -67,6 +77,14 @@ final class MenuExporter {
 
     /// Called before the menu is read or clicked (see `TrayItem.beforeRead`).
     var beforeRead: (() -> Void)?
+
+    /// Runs `aboutToShow` for the root; whether the menu changed meanwhile (the host reads it again).
+    private func showing(_ ids: [Int32]) -> Bool {
+        guard ids.contains(0), let aboutToShow else { return false }
+        let before = changes
+        aboutToShow()
+        return changes != before
+    }
 
     var interface: Interface {
         Interface(name: Self.interfaceName, methods: [
@@ -116,20 +134,23 @@ final class MenuExporter {
                 self.beforeRead?()
                 let id = call.arguments[0].int32Value!
                 guard self.tree.nodes[id] != nil else { throw self.unknownItem(id) }
-                return [.bool(false)]
+                return [.bool(self.showing([id]))]
             },
             Method(name: "AboutToShowGroup", inArgs: [Argument("ids", "ai")],
                    outArgs: [Argument("updatesNeeded", "ai"), Argument("idErrors", "ai")]) { [unowned self] call in
                 self.beforeRead?()
                 let ids = call.arguments[0].arrayValue!.compactMap(\.int32Value)
                 let errors = ids.filter { self.tree.nodes[$0] == nil }.map { DBusValue.int32($0) }
-                return [.array(elementSignature: "i", []), .array(elementSignature: "i", errors)]
+                let updates: [DBusValue] = self.showing(ids) ? [.int32(0)] : []
+                return [.array(elementSignature: "i", updates), .array(elementSignature: "i", errors)]
             },
         ], properties: [
             Property(name: "Version", signature: "u", emitsChange: .const) { .uint32(3) },
             Property(name: "TextDirection", signature: "s", emitsChange: .const) { .string("ltr") },
             Property(name: "Status", signature: "s", emitsChange: .const) { .string("normal") },
-            Property(name: "IconThemePath", signature: "as", emitsChange: .const) { .stringArray([]) },
+            Property(name: "IconThemePath", signature: "as", emitsChange: .const) { [unowned self] in
+                .stringArray(self.iconThemePath.isEmpty ? [] : [self.iconThemePath])
+            },
         ], signals: [
             Signal(name: "ItemsPropertiesUpdated", args: [Argument("updatedProps", "a(ia{sv})"), Argument("removedProps", "a(ias)")]),
             Signal(name: "LayoutUpdated", args: [Argument("revision", "u"), Argument("parent", "i")]),

@@ -16,9 +16,13 @@ public struct TrayAppearance: Equatable, Sendable {
     public var label: String
     /// The widest text the label will have, so the host can reserve room.
     public var labelGuide: String
+    /// What the icon shows, for screen readers (`IconAccessibleDesc`; GNOME's AppIndicator
+    /// names the button with it, else with the title).
+    public var iconDescription: String
 
     public init(title: String, iconName: String, iconPixmaps: [TrayPixmap] = [], attentionIconName: String = "",
-                tooltipTitle: String = "", tooltipMarkup: String = "", label: String = "", labelGuide: String = "") {
+                tooltipTitle: String = "", tooltipMarkup: String = "", label: String = "", labelGuide: String = "",
+                iconDescription: String = "") {
         self.title = title
         self.iconName = iconName
         self.iconPixmaps = iconPixmaps
@@ -27,6 +31,7 @@ public struct TrayAppearance: Equatable, Sendable {
         self.tooltipMarkup = tooltipMarkup
         self.label = label
         self.labelGuide = labelGuide
+        self.iconDescription = iconDescription
     }
 
     /// Escapes `&`, `<`, `>` for the tooltip's markup.
@@ -73,14 +78,19 @@ final class StatusNotifierObject {
     private(set) var appearance: TrayAppearance
     /// Called before a property is read (see `TrayItem.beforeRead`).
     var beforeRead: (() -> Void)?
+    /// Called whenever a host reads any property: it has the item.
+    var onRead: (() -> Void)?
+    /// Where our icon names are found when they are not in the system's icon folders ("" = there).
+    let iconThemePath: String
     private weak var connection: BusConnection?
     var onActivate: ((TrayActivation) -> Void)?
 
-    init(path: String, id: String, menuPath: String, appearance: TrayAppearance) {
+    init(path: String, id: String, menuPath: String, appearance: TrayAppearance, iconThemePath: String) {
         self.path = path
         self.id = id
         self.menuPath = menuPath
         self.appearance = appearance
+        self.iconThemePath = iconThemePath
     }
 
     func export(on connection: BusConnection) throws {
@@ -97,7 +107,10 @@ final class StatusNotifierObject {
             try? connection.emitSignal(path: path, interface: Self.interfaceName, name: name, arguments: arguments)
         }
         if new.title != old.title { emit("NewTitle") }
-        if new.iconName != old.iconName || new.iconPixmaps != old.iconPixmaps { emit("NewIcon") }
+        // GNOME's AppIndicator re-reads IconAccessibleDesc on NewIcon too.
+        if new.iconName != old.iconName || new.iconPixmaps != old.iconPixmaps || new.iconDescription != old.iconDescription {
+            emit("NewIcon")
+        }
         if new.attentionIconName != old.attentionIconName { emit("NewAttentionIcon") }
         if new.toolTipValue != old.toolTipValue { emit("NewToolTip") }
         if new.label != old.label || new.labelGuide != old.labelGuide {
@@ -114,11 +127,15 @@ final class StatusNotifierObject {
     }
 
     private func constant(_ name: String, _ signature: String, _ value: DBusValue) -> Property {
-        Property(name: name, signature: signature, emitsChange: .false) { value }
+        Property(name: name, signature: signature, emitsChange: .false) { [unowned self] in
+            self.onRead?()
+            return value
+        }
     }
 
     private func live(_ name: String, _ signature: String, _ value: @escaping (TrayAppearance) -> DBusValue) -> Property {
         Property(name: name, signature: signature, emitsChange: .false) { [unowned self] in
+            self.onRead?()
             self.beforeRead?()
             return value(self.appearance)
         }
@@ -149,12 +166,15 @@ final class StatusNotifierObject {
             constant("WindowId", "i", .int32(0)),
             live("IconName", "s") { .string($0.iconName) },
             live("IconPixmap", "a(iiay)") { $0.pixmapValue },
-            // Empty for stock icon names: GNOME would otherwise look only in this folder.
-            constant("IconThemePath", "s", .string("")),
+            // Hosts add it to their icon search path (GNOME, KDE); empty when our icons are in
+            // the system's folders, where every host looks anyway.
+            constant("IconThemePath", "s", .string(iconThemePath)),
             constant("OverlayIconName", "s", .string("")),
             constant("OverlayIconPixmap", "a(iiay)", .array(elementSignature: "(iiay)", [])),
             live("AttentionIconName", "s") { .string($0.attentionIconName) },
             constant("AttentionIconPixmap", "a(iiay)", .array(elementSignature: "(iiay)", [])),
+            live("IconAccessibleDesc", "s") { .string($0.iconDescription) },
+            constant("AttentionAccessibleDesc", "s", .string("")),
             constant("AttentionMovieName", "s", .string("")),
             live("ToolTip", "(sa(iiay)ss)") { $0.toolTipValue },
             constant("ItemIsMenu", "b", .bool(false)),

@@ -97,6 +97,42 @@ final class ActionAndReminderTests: XCTestCase {
         XCTAssertEqual(changes(properties).count, before + 6, "one PropertiesChanged per transition")
     }
 
+    /// The timer notification's default action (`Open Time`) activates the window through the
+    /// same function as the tray's Open Time: the bus starts the application (a real
+    /// GApplication standing in for time-tracker) and it gets `Activate`. Without one installed,
+    /// the agent says what to install and nothing else happens.
+    func testDefaultActionOpensTheWindow() throws {
+        var window: WindowStandIn?
+        let world = try NotificationWorld("open-window", beforeAgent: { bus in
+            try FileManager.default.createDirectory(atPath: bus.directory.file("window"), withIntermediateDirectories: true)
+            window = try WindowStandIn(bus: bus, folder: bus.directory.file("window"))
+        })
+        defer { world.stop() }
+        let standIn = try XCTUnwrap(window)
+        try world.call("CreateProject", [.string("Writing"), .string(""), .string("")])
+        try world.call("StartProject", [.string("Writing")])
+        _ = try XCTUnwrap(world.waitForTimerNotify(count: 1))
+        usleep(300_000) // let dunst take it before its menu is opened
+        try world.invoke(actionKey: "default")
+        XCTAssertTrue(TestSupport.wait(seconds: 20) { standIn.count == 1 }, "the default action did not activate the window")
+        XCTAssertTrue(world.bus.hasOwner(WindowStandIn.applicationID), "started by D-Bus activation")
+        XCTAssertEqual(try world.state(), "running", "opening the window changes nothing else")
+    }
+
+    func testDefaultActionWithoutAWindowSaysWhatToInstall() throws {
+        let world = try NotificationWorld("no-window")
+        defer { world.stop() }
+        try world.call("CreateProject", [.string("Writing"), .string(""), .string("")])
+        try world.call("StartProject", [.string("Writing")])
+        _ = try XCTUnwrap(world.waitForTimerNotify(count: 1))
+        usleep(300_000)
+        try world.invoke(actionKey: "default")
+        XCTAssertTrue(TestSupport.wait(seconds: 15) { world.agent.logText.contains("cannot open Time's window") },
+                      "no word about the missing window: \(world.agent.logText)")
+        XCTAssertTrue(world.agent.logText.contains("time-tracker"), "the log names what to install: \(world.agent.logText)")
+        XCTAssertEqual(try world.state(), "running")
+    }
+
     /// ReminderMinutes = 2 with a one-second minute: a reminder after 2 s of active time naming
     /// the project and "2 min"; a pause postpones the next; "Stop" on it stops; 0 turns them off.
     func testRemindersFollowActiveTime() throws {

@@ -14,6 +14,7 @@ final class TimerNotificationTests: XCTestCase {
 
     private func checkTimerHints(_ call: NotifyCall, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(call.appName, "Time", file: file, line: line)
+        XCTAssertEqual(call.appIcon, "io.github.timetracker.Time", "Time's own icon", file: file, line: line)
         XCTAssertEqual(call.hint("urgency"), "byte 0", "low urgency", file: file, line: line)
         XCTAssertEqual(call.hint("resident"), "boolean true", file: file, line: line)
         XCTAssertEqual(call.hint("desktop-entry"), "string \"io.github.timetracker.Time\"", file: file, line: line)

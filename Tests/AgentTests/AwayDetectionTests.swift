@@ -80,6 +80,7 @@ final class AwayDetectionTests: XCTestCase {
         _ = try world.client.call(destination: AgentProcess.busName, path: AgentProcess.path, interface: "org.freedesktop.DBus.Properties",
                                   member: "Set", arguments: [.string(AgentProcess.interface), .string("AwayMinutes"), .variant(.uint32(5))])
         XCTAssertTrue(TestSupport.wait(seconds: 10) { world.idleWatches().intervals == [300_000] }, "the watch moves with AwayMinutes: \(world.idleWatches())")
+        XCTAssertEqual(try world.client.agentProperty("CanUndo"), .string("Set away detection to 5 idle minutes"), "the setting is the step to undo")
 
         let fired = unixNow()
         try world.fake("FireIdle")

@@ -111,7 +111,10 @@ final class PropertiesTests: XCTestCase {
         XCTAssertEqual(try agent.property("ReminderMinutes"), .uint32(60), "default 60")
         XCTAssertEqual(try transition("Set ReminderMinutes") { try agent.setProperty("ReminderMinutes", .uint32(15)) }, ["ReminderMinutes"])
         XCTAssertEqual(try agent.property("ReminderMinutes"), .uint32(15))
+        // A setting is a step of the history: CanUndo names it (announced in the same signal).
+        XCTAssertEqual(try agent.property("CanUndo"), .string("Set reminders to every 15 minutes"))
         XCTAssertEqual(try transition("Set ReminderMinutes 0 (off)") { try agent.setProperty("ReminderMinutes", .uint32(0)) }, ["ReminderMinutes"])
+        XCTAssertEqual(try agent.property("CanUndo"), .string("Turned reminders off"))
         XCTAssertEqual(try transition("Set ReminderMinutes to its current value") { try agent.setProperty("ReminderMinutes", .uint32(0)) }, [])
 
         assertBusError(BusError.invalidArgs, "Set with a string") { try agent.setProperty("ReminderMinutes", .string("15")) }

@@ -264,6 +264,7 @@ public struct MonitoredMessage {
 public struct NotifyCall {
     public let message: MonitoredMessage
     public let appName: String
+    public let appIcon: String
     public let replacesID: UInt32
     public let summary: String
     public let body: String
@@ -282,6 +283,7 @@ public struct NotifyCall {
         }
         guard lines.count > 6, let app = string(lines[0]), let summary = string(lines[3]) else { return nil }
         appName = app
+        appIcon = string(lines[2]) ?? ""
         replacesID = UInt32(lines[1].trimmingCharacters(in: .whitespaces).dropFirst("uint32 ".count)) ?? 0
         self.summary = summary
         // The body may span several lines: everything up to the actions array.

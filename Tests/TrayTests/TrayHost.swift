@@ -5,20 +5,31 @@ import TestSupport
 
 /// A stand-in StatusNotifierWatcher in the test process: owns the watcher's name on the private
 /// bus and records what registers. Its calls are served when `pump()` runs the main context.
+/// Like the host behind a real watcher, it reads a registered item's properties (GetAll) right
+/// after answering, unless `readsItems` is false (a host that lost the item).
 final class TestWatcher {
     let connection: BusConnection
     private(set) var registered: [String] = []
 
-    init(bus: PrivateBus) throws {
+    init(bus: PrivateBus, readsItems: Bool = true) throws {
         connection = try bus.connect()
         connection.attachToMainContext(nil)
         let object = ExportedObject(path: "/StatusNotifierWatcher", interfaces: [Interface(
             name: "org.kde.StatusNotifierWatcher",
             methods: [Method(name: "RegisterStatusNotifierItem", inArgs: [Argument("service", "s")]) { [unowned self] call in
-                self.registered.append(call.arguments[0].stringValue ?? "")
+                let service = call.arguments[0].stringValue ?? ""
+                self.registered.append(service)
+                if readsItems {
+                    call.afterReply = { [unowned self] in
+                        _ = try? self.connection.call(destination: service, path: "/StatusNotifierItem",
+                                                      interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+                                                      arguments: [.string("org.kde.StatusNotifierItem")], timeoutMilliseconds: 5_000)
+                    }
+                }
                 return []
             }],
-            properties: [Property(name: "IsStatusNotifierHostRegistered", signature: "b") { .bool(true) }])])
+            properties: [Property(name: "IsStatusNotifierHostRegistered", signature: "b") { .bool(true) }],
+            signals: [Signal(name: "StatusNotifierItemUnregistered", args: [Argument("service", "s")])])])
         try connection.export(object: object)
         try connection.requestName("org.kde.StatusNotifierWatcher")
     }
@@ -26,6 +37,13 @@ final class TestWatcher {
     /// Serves whatever arrived.
     static func pump() {
         while g_main_context_iteration(nil, 0) != 0 {}
+    }
+
+    /// Says the item is gone (what a watcher emits when its host lost or destroyed it).
+    func drop(_ service: String) throws {
+        try connection.emitSignal(path: "/StatusNotifierWatcher", interface: "org.kde.StatusNotifierWatcher",
+                                  name: "StatusNotifierItemUnregistered", arguments: [.string(service)])
+        connection.flush()
     }
 
     func waitForRegistration(count: Int, seconds: Double = 10) -> Bool {

@@ -17,10 +17,12 @@ final class TrayModelTests: XCTestCase {
     func testPropertiesAsLibdbusmenuWritesThem() {
         let tree = MenuTree(menu)
         XCTAssertEqual(tree.properties(of: 0, names: []), ["children-display": .string("submenu")])
-        XCTAssertEqual(tree.properties(of: 1, names: []), ["label": .string("my__project — 0:42"), "enabled": .bool(false)])
-        XCTAssertEqual(tree.properties(of: 2, names: []), ["type": .string("separator")])
+        XCTAssertEqual(tree.properties(of: 1, names: []), ["label": .string("my__project — 0:42"), "enabled": .bool(false),
+                                                          "visible": .bool(true)])
+        XCTAssertEqual(tree.properties(of: 2, names: []), ["type": .string("separator"), "visible": .bool(true)])
         XCTAssertEqual(tree.properties(of: 3, names: [])?["children-display"], .string("submenu"))
-        XCTAssertEqual(tree.properties(of: 10, names: []), ["label": .string("A"), "toggle-type": .string("radio"), "toggle-state": .int32(1)])
+        XCTAssertEqual(tree.properties(of: 10, names: []), ["label": .string("A"), "enabled": .bool(true), "visible": .bool(true),
+                                                           "toggle-type": .string("radio"), "toggle-state": .int32(1)])
         XCTAssertEqual(tree.properties(of: 4, names: ["toggle-type"]), ["toggle-type": .string("checkmark")])
         XCTAssertNil(tree.properties(of: 99, names: []))
     }
@@ -52,6 +54,74 @@ final class TrayModelTests: XCTestCase {
         var swapped = menu
         swapped[0] = TrayMenuItem(id: 5, label: "Resume")
         XCTAssertFalse(MenuTree(menu).hasSameShape(as: MenuTree(swapped)))
+    }
+
+    /// Every entry both menus have is diffed, whether or not entries came or went: hosts take
+    /// an existing entry's new values from nothing else. A value back at its default is sent as
+    /// that value; a property that no longer applies is listed as removed.
+    func testPropertyChangesCoverEveryEntryThatStays() {
+        let before = MenuTree([
+            TrayMenuItem(id: 1, label: "Not tracking", enabled: false),
+            TrayMenuItem(id: 5, label: "Continue A"),
+            TrayMenuItem(id: 4, label: "Stop", enabled: false),
+            TrayMenuItem(id: 6, label: "Open", visible: false),
+            TrayMenuItem(id: 7, label: "Notes", toggle: .checkmark(true)),
+        ])
+        let after = MenuTree([
+            TrayMenuItem(id: 1, label: "A — 0:00", enabled: false),
+            TrayMenuItem(id: 2, label: "Pause"),
+            TrayMenuItem(id: 4, label: "Stop"),
+            TrayMenuItem(id: 6, label: "Open"),
+            TrayMenuItem(id: 7, label: "Notes"),
+        ])
+        XCTAssertFalse(after.hasSameShape(as: before))
+        let (updated, removed) = after.propertyChanges(since: before)
+        XCTAssertEqual(updated.map(\.id), [1, 4, 6], "neither the new entry 2 nor the gone 5")
+        XCTAssertEqual(updated[0].properties, ["label": .string("A — 0:00")])
+        XCTAssertEqual(updated[1].properties, ["enabled": .bool(true)])
+        XCTAssertEqual(updated[2].properties, ["visible": .bool(true)])
+        XCTAssertEqual(removed.map(\.id), [7])
+        XCTAssertEqual(removed[0].names, ["toggle-state", "toggle-type"])
+        XCTAssertTrue(MenuTree(menu).propertyChanges(since: MenuTree(menu)).updated.isEmpty, "nothing changed, nothing sent")
+    }
+
+    /// Where a host that never moves a known entry (GNOME's AppIndicator 46) would draw a
+    /// submenu out of order, all of that submenu's entries get new ids (removed and added again);
+    /// otherwise every entry keeps its id.
+    func testEntriesAreRenamedOnlyWhereAHostWouldDrawThemOutOfOrder() {
+        func menu(_ root: [Int32], start projects: [Int32]) -> MenuTree {
+            MenuTree(root.map { TrayMenuItem(id: $0, label: "E\($0)") }
+                     + [TrayMenuItem(id: 3, label: "Start", children: projects.map { TrayMenuItem(id: $0, label: "P\($0)") })])
+        }
+        var identity = MenuIdentity()
+        let first = identity.hostView(of: menu([1, 2, 4], start: [10, 11, 12]))
+        XCTAssertEqual(first.nodes[0]?.children, [1, 2, 4, 3], "the owner's ids as long as nothing moved")
+        // Pause (2) becomes Resume (5) in its place; then an Undo line (6) comes: drawn in order as they are.
+        XCTAssertEqual(identity.hostView(of: menu([1, 5, 4], start: [10, 11, 12])).nodes[0]?.children, [1, 5, 4, 3])
+        let second = identity.hostView(of: menu([1, 5, 4, 6], start: [10, 11, 12]))
+        XCTAssertEqual(second.nodes[0]?.children, [1, 5, 4, 6, 3])
+        XCTAssertEqual(second.nodes[3]?.children, [10, 11, 12])
+        XCTAssertFalse(MenuIdentity.drawnInOrder([1, 5, 4, 6, 3], showing: [1, 2, 4, 3]),
+                       "both at once: the Undo line would be inserted while Pause is still there, one place too early")
+        // The open project rises to the top: the submenu's entries are all new to hosts.
+        let third = identity.hostView(of: menu([1, 5, 4, 6], start: [12, 10, 11]))
+        let renamed = try! XCTUnwrap(third.nodes[3]?.children)
+        XCTAssertEqual(renamed.count, 3)
+        XCTAssertTrue(renamed.allSatisfy { $0 >= 1_500_000_000 }, "\(renamed)")
+        XCTAssertEqual(renamed.map { third.nodes[$0]?.properties["label"] }, [.string("P12"), .string("P10"), .string("P11")])
+        XCTAssertEqual(third.nodes[0]?.children, [1, 5, 4, 6, 3], "the rest of the menu keeps its ids")
+        // Stays renamed; a new project at the end keeps its own id.
+        let fourth = identity.hostView(of: menu([1, 5, 4, 6], start: [12, 10, 11, 13]))
+        XCTAssertEqual(fourth.nodes[3]?.children, renamed + [13])
+        // Removing an entry before the place of a new one would put the new one too early.
+        let fifth = identity.hostView(of: menu([1, 4, 7, 6], start: [12, 10, 11, 13]))
+        let root = try! XCTUnwrap(fifth.nodes[0]?.children)
+        XCTAssertTrue(root.allSatisfy { $0 >= 1_500_000_000 }, "\(root)")
+        XCTAssertEqual(root.map { fifth.nodes[$0]?.properties["label"] }, ["E1", "E4", "E7", "E6", "Start"].map { .string($0) })
+        XCTAssertEqual(fifth.nodes[root[4]]?.children, renamed + [13], "the submenu's entries stay as they were")
+        XCTAssertFalse(MenuIdentity.drawnInOrder([1, 4, 7, 6, 3], showing: [1, 5, 4, 6, 3]))
+        XCTAssertTrue(MenuIdentity.drawnInOrder([1, 5, 4, 3], showing: [1, 2, 4, 3]))
+        XCTAssertFalse(MenuIdentity.drawnInOrder([11, 10], showing: [10, 11]), "a known entry is never moved")
     }
 
     func testEntriesWithATakenOrInvalidIdAreLeftOut() {
