@@ -47,7 +47,7 @@ final class ReportAgentTests: XCTestCase {
         // 2026-10-05 (a Monday) 09:00 UTC: 67 minutes of Writing, 61 seconds of Counsel the next day.
         try agent.call("AddSession", [.uint64(writing), .int64(1_791_190_800), .string("1h7m"), .string("draft #intro")])
         try agent.call("AddSession", [.uint64(counsel), .int64(1_791_277_200), .string("61s"), .string("")])
-        try agent.setProperty("Currency", .string("eur"))
+        try agent.setProperty("Currency", .string("EUR"))
         try agent.setProperty("WeeklyTarget", .uint64(144_000))
 
         let month = try json("2026-10", ["round": .string("15m"), "round_mode": .string("up")])
@@ -103,7 +103,7 @@ final class ReportAgentTests: XCTestCase {
         assertBusError(ContractError.invalidArgument, "weekly_target as a string") {
             try self.agent.call("UpdateProject", [.uint64(writing), .vardict(["weekly_target": .string("20h")])])
         }
-        for (name, value) in [("Currency", DBusValue.string("euros")), ("WeeklyTarget", .uint64(604_801)), ("UntrackedReminderMinutes", .uint32(1441))] {
+        for (name, value) in [("Currency", DBusValue.string("euros")), ("Currency", .string("eur")), ("Currency", .string(" ")), ("WeeklyTarget", .uint64(604_801)), ("UntrackedReminderMinutes", .uint32(1441))] {
             assertBusError(ContractError.invalidArgument, name) { try self.agent.setProperty(name, value) }
         }
         XCTAssertEqual(try agent.call("History", [.uint32(10)]), before, "nothing refused became a step")
@@ -119,7 +119,7 @@ final class ReportAgentTests: XCTestCase {
         XCTAssertEqual(all["UntrackedReminderMinutes"], .uint32(0))
         _ = recorder!.take(atLeast: 0, quiet: 0.2)
         let settings: [(String, DBusValue, DBusValue)] = [
-            ("Currency", .string("chf"), .string("CHF")), ("WeeklyTarget", .uint64(36_000), .uint64(36_000)),
+            ("Currency", .string("CHF"), .string("CHF")), ("WeeklyTarget", .uint64(36_000), .uint64(36_000)),
             ("UntrackedReminderMinutes", .uint32(15), .uint32(15)),
         ]
         for (name, given, stored) in settings {

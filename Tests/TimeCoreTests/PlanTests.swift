@@ -52,9 +52,10 @@ final class PlanTests: XCTestCase {
     }
 
     func testCurrencyTargetsAndReminderAreRefusedByName() throws {
-        try tracker.setCurrency(" eur ")
+        try tracker.setCurrency("EUR")
         XCTAssertEqual(tracker.planSettings.currency, "EUR")
-        for text in ["EURO", "€", "E1R", "12", "eu r"] {
+        // Stored exactly as given, or refused: a value that would read back otherwise is refused.
+        for text in ["EURO", "€", "E1R", "12", "eu r", "eur", " EUR", " "] {
             assertTrackerError("InvalidArgument", try tracker.setCurrency(text))
         }
         XCTAssertEqual(tracker.planSettings.currency, "EUR")
@@ -73,7 +74,7 @@ final class PlanTests: XCTestCase {
             ("Set the rate of Writing to 85.50", { try self.tracker.updateProject(id: 1, changes: ProjectChanges(rate: "85.5")) }),
             ("Set the weekly target of Writing to 20:00", { try self.tracker.updateProject(id: 1, changes: ProjectChanges(weeklyTarget: 72000)) }),
             ("Removed the rate of Writing", { try self.tracker.updateProject(id: 1, changes: ProjectChanges(rate: "")) }),
-            ("Set the currency to CHF", { try self.tracker.setCurrency("chf") }),
+            ("Set the currency to CHF", { try self.tracker.setCurrency("CHF") }),
             ("Set the weekly target to 40:00", { try self.tracker.setWeeklyTarget(144_000) }),
             ("Set the not-tracking reminder to 15 minutes", { try self.tracker.setUntrackedReminderMinutes(15) }),
             ("Turned the not-tracking reminder off", { try self.tracker.setUntrackedReminderMinutes(0) }),

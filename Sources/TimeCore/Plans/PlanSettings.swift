@@ -30,14 +30,15 @@ public struct PlanSettings: Equatable, Sendable {
     }
 
     /// `EUR` from `eur` or ` EUR `; `""` stays none; anything but three letters is refused.
+    /// Exactly what is stored and read back: "" or three capital letters. A front end normalizes
+    /// what a person types (timectl upper-cases `eur`); the agent never changes a value it was given.
     public static func currencyCode(_ raw: String) throws -> String {
-        let text = raw.trimmingWhitespace()
-        if text.isEmpty { return "" }
-        guard text.unicodeScalars.count == 3, text.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) }) else {
-            let shown = text.count > 20 ? String(text.prefix(20)) + "…" : text
-            throw TrackerError.invalidArgument("\"\(shown)\" is not a currency: give an ISO 4217 code of three letters, such as EUR, USD or CHF (\"\" for none).")
+        if raw.isEmpty { return "" }
+        guard raw.unicodeScalars.count == 3, raw.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) }) else {
+            let shown = raw.count > 20 ? String(raw.prefix(20)) + "…" : raw
+            throw TrackerError.invalidArgument("\"\(shown)\" is not a currency: give an ISO 4217 code of three capital letters, such as EUR, USD or CHF (\"\" for none).")
         }
-        return text.uppercased()
+        return raw
     }
 
     /// A weekly target as given over D-Bus (seconds), checked.

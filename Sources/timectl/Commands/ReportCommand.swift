@@ -64,7 +64,7 @@ struct Report: ParsableCommand {
         let now = Context().now
         var week: String?
         if let only = chosen.first {
-            range = ["--month": "this-month", "--last-month": "last-month", "--year": "this-year"][only]!
+            range = ReportRange.read(["--month": "this-month", "--last-month": "last-month", "--year": "this-year"][only]!, now: now)!.0
         } else if from != nil || to != nil {
             guard let from else { throw arguments.usageError("--to needs --from (the first day)") }
             guard let first = DateInput.parse(from, now: now) else {
@@ -82,7 +82,7 @@ struct Report: ParsableCommand {
             }
             (range, week) = resolved
         } else {
-            (range, week) = ("this-week", LocalTime.dateString(now))
+            (range, week) = ReportRange.read("this-week", now: now)!
         }
         if let by = arguments.value("--by") { options["group"] = .string(try Self.choice(by, ["project", "category", "tag"], "--by", arguments)) }
         if let kind = arguments.value("--columns") { options["columns"] = .string(try Self.choice(kind, ["day", "week", "month"], "--columns", arguments)) }
@@ -144,8 +144,10 @@ struct Report: ParsableCommand {
     }
 }
 
-/// The ranges timectl reads for `report`: the contract's forms, passed on as they are, and the
-/// week words of earlier versions ('this', 'last', -1, -2 …), which name a week.
+/// The ranges timectl reads for `report`: the contract's forms, and the week words of earlier
+/// versions ('this', 'last', -1, -2 …), which name a week. Words relative to today are turned
+/// into the dates they name by timectl's own clock (the one its other date words use), so that
+/// 'today' is the day the person means even when the agent's clock is set apart (TIMECTL_NOW).
 enum ReportRange {
     static let accepted = "'this', 'last', -1, -2 …, 2026-W48, 2026-11-25, today, yesterday, 2026-11, this-month, last-month, 2026, this-year, or 2026-11-01..2026-11-15"
 
@@ -153,9 +155,18 @@ enum ReportRange {
     static func read(_ text: String, now: Int64) -> (String, String?)? {
         let lowered = text.lowercased()
         switch lowered {
-        case "this", "this-week": return ("this-week", LocalTime.dateString(now))
-        case "last", "last-week": return ("last-week", LocalTime.dateString(LocalTime.startOfDay(now, offset: -7)))
-        case "today", "yesterday", "this-month", "last-month", "this-year": return (lowered, nil)
+        case "this", "this-week":
+            return (isoWeek(LocalTime.startOfWeek(now)), LocalTime.dateString(now))
+        case "last", "last-week":
+            let monday = LocalTime.startOfWeek(LocalTime.startOfDay(now, offset: -7))
+            return (isoWeek(monday), LocalTime.dateString(monday))
+        case "today": return (LocalTime.dateString(now), nil)
+        case "yesterday": return (LocalTime.dateString(LocalTime.startOfDay(now, offset: -1)), nil)
+        case "this-month", "last-month":
+            let day = LocalTime.day(of: now)
+            let (year, month) = lowered == "this-month" ? (day.year, day.month) : day.month == 1 ? (day.year - 1, 12) : (day.year, day.month - 1)
+            return ("\(year)-\(LocalTime.pad(month))", nil)
+        case "this-year": return (String(LocalTime.day(of: now).year), nil)
         default: break
         }
         if let weeksAgo = LocalTime.weeksAgo(lowered) {
