@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "time-agent", targets: ["time-agent"]),
         .executable(name: "timectl", targets: ["timectl"]),
+        .executable(name: "time-tracker", targets: ["time-tracker"]),
         // Loaded with LD_PRELOAD by the crash-state tests: records every file operation under a folder.
         .library(name: "time-crash-recorder", type: .dynamic, targets: ["CrashRecorder"]),
     ],
@@ -48,10 +49,23 @@ let package = Package(
         // package (lintian wants no override: a static PIE passes for a shared library without
         // dependencies there). CSystemdClient: what libdbus-1.a needs from libsystemd (see its client.c).
         .target(name: "CSystemdClient"),
-        .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeJSON", "CDBus", "TimeVersion", "CSystemdClient"],
+        // The contract seen from a client (names, decoded records, what people type): timectl's and the window's.
+        .target(name: "TimeClient", dependencies: ["DBusCore"]),
+        .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeClient", "TimeJSON", "CDBus", "TimeVersion", "CSystemdClient"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xclang-linker", "-static-libgcc",
                                                          "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/scripts/ld-timectl",
                                                          "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
+        // The window: gtk4 + libadwaita-1 (Debian 12: GTK 4.8, libadwaita 1.2); GtkKit is a small
+        // Swift layer over them that knows nothing of time tracking; TimeWindow is the window,
+        // a client of the agent like timectl (its view models are tested without a display).
+        .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "libadwaita-1",
+                       providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]),
+        // Everything of the window runs on GTK's one main thread (no Task, no Dispatch), which
+        // Swift 6's checking cannot see through C callbacks: these two targets use Swift 5 mode.
+        .target(name: "GtkKit", dependencies: ["CGtk"], swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(name: "TimeWindow", dependencies: ["GtkKit", "CGtk", "TimeClient", "TimeJSON", "DBusKit", "TimeVersion"],
+                swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(name: "time-tracker", dependencies: ["TimeWindow"]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
         .executableTarget(name: "time-bench", dependencies: ["TimeCore", "DBusKit"]),
 
@@ -69,6 +83,8 @@ let package = Package(
         .testTarget(name: "TrayTests", dependencies: ["Tray", "DBusKit", "CGLib", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
+        .testTarget(name: "TimeWindowTests", dependencies: ["TimeWindow", "TimeClient", "DBusCore"]),
+        .testTarget(name: "TimeClientTests", dependencies: ["TimeClient"]),
         .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TimeCore", "TestSupport"]),
     ]
 )

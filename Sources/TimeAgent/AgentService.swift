@@ -82,6 +82,7 @@ public final class AgentService {
         properties.setAway(from: tracker)
         properties.setPlans(from: tracker)
         properties.canUndo = (try? tracker.canUndo()) ?? ""
+        properties.dataRevision = tracker.committedChanges
         return properties
     }
 
@@ -338,6 +339,7 @@ public final class AgentService {
             property("StorageState", "s", "ok, restored, or read-only."),
             property("StorageMessage", "s", "What happened to the store and what to do; empty when ok."),
             property("CanUndo", "s", "What Undo would undo; empty when nothing is left to undo."),
+            property("DataRevision", "t", "Changes with every acknowledged change of the data, made anywhere (a client, the tray, another device's merge); starts again at each agent start. Windows re-read when it changes."),
             Property(name: "Version", signature: "s", emitsChange: .const, doc: "The agent's version.") { .string(Contract.version) },
             Property(name: "ReminderMinutes", signature: "u", access: .readWrite,
                      doc: "Minutes of active time between reminders; 0 turns them off.", setterAnnounces: true) { [unowned self] in

@@ -24,6 +24,7 @@ struct TimerProperties: Equatable {
     var currency = ""
     var weeklyTarget: UInt64 = 0
     var untrackedReminderMinutes: UInt32 = 0
+    var dataRevision: UInt64 = 0
 
     init() {}
 
@@ -54,6 +55,7 @@ struct TimerProperties: Equatable {
             "AwayMinutes": .uint32(awayMinutes), "AwaySince": .int64(awaySince), "PendingAway": pendingAway,
             "CanUndo": .string(canUndo), "Currency": .string(currency), "WeeklyTarget": .uint64(weeklyTarget),
             "UntrackedReminderMinutes": .uint32(untrackedReminderMinutes),
+            "DataRevision": .uint64(dataRevision),
         ]
     }
 

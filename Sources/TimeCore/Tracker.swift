@@ -129,6 +129,7 @@ public final class Tracker {
             recorded = true
             try store.commit()
             recorder?.changeCommitted()
+            committedChanges &+= 1
             return result
         } catch {
             history.abandonStep()
@@ -142,6 +143,10 @@ public final class Tracker {
     }
 
     var now: Int64 { clock.now() }
+
+    /// How many changes this tracker committed since it was made: the agent's `DataRevision`,
+    /// so that a window re-reads after a change from anywhere (a client, the tray, a merge).
+    public private(set) var committedChanges: UInt64 = 0
 
     /// Housekeeping left from the last change; a front end calls it after answering the caller.
     public func tidyUp() { recorder?.tidyUp() }

@@ -60,8 +60,9 @@ final class PropertiesTests: XCTestCase {
         guard let signal = signals.first else { return [] }
         XCTAssertEqual(Set(signal.keys), expected, "\(what): the signal holds exactly the changed properties", file: file, line: line)
         for (name, value) in signal { XCTAssertEqual(value, after[name], "\(what): \(name)", file: file, line: line) }
-        // Every change also changes CanUndo (checked in the signal above); the callers list the rest.
-        return expected.subtracting(["CanUndo"])
+        // Every change also changes CanUndo and DataRevision (checked in the signal above); the
+        // callers list the rest.
+        return expected.subtracting(["CanUndo", "DataRevision"])
     }
 
     func testOnePropertiesChangedPerTransitionWithExactlyTheChangedProperties() throws {
@@ -69,7 +70,9 @@ final class PropertiesTests: XCTestCase {
         try agent.createProject("Writing", color: "#112233", category: "Work")
         try agent.createProject("Reading", color: "#445566")
 
+        let revision = try XCTUnwrap(try agent.property("DataRevision").uint64Value)
         XCTAssertEqual(try transition("CreateProject while idle") { try agent.createProject("Other") }, [])
+        XCTAssertEqual(try agent.property("DataRevision").uint64Value, revision + 1, "every acknowledged change moves DataRevision on")
         let started = try transition("StartProject from idle") { try agent.start("Writing") }
         XCTAssertEqual(started, ["State", "Project", "ProjectColor", "Category", "SessionId", "SessionStart", "RunningSince", "LastProject"])
         XCTAssertEqual(try transition("StartProject on the running project") { try agent.start("Writing") }, [])
@@ -92,9 +95,11 @@ final class PropertiesTests: XCTestCase {
             try agent.call("UpdateProject", [.uint64(writingID), .vardict(["color": .string("#778899")])])
         }, ["ProjectColor"])
         XCTAssertEqual(try transition("deleting its category") { try agent.call("DeleteCategory", [.string("Work")]) }, ["Category"])
+        let beforeRefusal = try agent.property("DataRevision")
         XCTAssertEqual(try transition("a refused call") {
             _ = try? agent.call("CreateProject", [.string("prose"), .string(""), .string("")])
         }, [])
+        XCTAssertEqual(try agent.property("DataRevision"), beforeRefusal, "a refused call changes nothing")
         let switched = try transition("StartProject of another project") { try agent.start("Reading") }
         XCTAssertTrue(switched.isSuperset(of: ["Project", "ProjectColor", "SessionId", "Note", "LastProject"]), "\(switched)")
         XCTAssertFalse(switched.contains("State"), "running stays running")

@@ -1,13 +1,5 @@
 import DBusCore
-
-/// The names of the contract (dbus-interface.md).
-enum Time1 {
-    static let busName = "io.github.timetracker.Time1"
-    static let path = "/io/github/timetracker/Time1"
-    static let interface = "io.github.timetracker.Time1"
-    static let properties = "org.freedesktop.DBus.Properties"
-    static let errorPrefix = "io.github.timetracker.Time1.Error."
-}
+import TimeClient
 
 /// How to bring the agent up, appended to every "cannot reach" message.
 let startHint = "Start it with 'systemctl --user start time-agent', or 'scripts/run.sh' from the source tree."
@@ -26,7 +18,7 @@ func translate(_ error: BusError) -> Error {
         let detail = error.message.isEmpty ? error.name : error.message
         return UnreachableError(message: "cannot reach time-agent (\(detail)). \(startHint)")
     }
-    let name = error.name.hasPrefix(Time1.errorPrefix) ? String(error.name.dropFirst(Time1.errorPrefix.count)) : error.name
+    let name = Time1.shortErrorName(error.name)
     return RefusedError(message: error.message.isEmpty ? error.name : TerminalWords.translate(error.message), name: name)
 }
 
@@ -149,49 +141,5 @@ final class AgentClient {
         if let project = projects.first(where: { $0.name.trimmed.lowercased() == folded }) { return project }
         if let id = UInt64(wanted), let project = projects.first(where: { $0.id == id }) { return project }
         throw RefusedError(message: "no project is named '\(wanted)' (see 'timectl projects --all')")
-    }
-}
-
-struct Project {
-    var id: UInt64
-    var name: String
-    var color: String
-    var category: String
-    var archived: Bool
-    var raw: [String: DBusValue]
-
-    init(_ values: [String: DBusValue]) {
-        raw = values
-        id = values["id"]?.uint64Value ?? 0
-        name = values["name"]?.stringValue ?? ""
-        color = values["color"]?.stringValue ?? ""
-        category = values["category"]?.stringValue ?? ""
-        archived = values["archived"]?.boolValue ?? false
-    }
-}
-
-extension String {
-    var trimmed: String {
-        var text = Substring(self)
-        while let first = text.first, first.isWhitespace { text.removeFirst() }
-        while let last = text.last, last.isWhitespace { text.removeLast() }
-        return String(text)
-    }
-}
-
-extension DBusValue {
-    /// Any integer type as Int64 (the agent's `t` and `x`, and `u`).
-    var integer: Int64? {
-        switch self {
-        case .byte(let v): return Int64(v)
-        case .int16(let v): return Int64(v)
-        case .uint16(let v): return Int64(v)
-        case .int32(let v): return Int64(v)
-        case .uint32(let v): return Int64(v)
-        case .int64(let v): return v
-        case .uint64(let v): return Int64(clamping: v)
-        case .variant(let inner): return inner.integer
-        default: return nil
-        }
     }
 }

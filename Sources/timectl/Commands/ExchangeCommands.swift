@@ -1,3 +1,4 @@
+import TimeClient
 import DBusCore
 import Glibc
 import TimeJSON

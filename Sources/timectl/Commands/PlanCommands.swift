@@ -1,3 +1,4 @@
+import TimeClient
 import DBusCore
 
 /// Rates, targets, the currency and the not-tracking reminder: `project set`, `currency`,

@@ -1,3 +1,4 @@
+import TimeClient
 import CDBus
 import DBusCore
 import Glibc

@@ -1,3 +1,4 @@
+import TimeClient
 /// Durations, colors and tables for people.
 enum Format {
     /// "1:23" (hours and minutes; hours are not capped at 24).

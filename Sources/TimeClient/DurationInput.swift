@@ -1,11 +1,11 @@
 /// Reads a duration as the agent does (`1:30`, `1:30:15`, `90m`, `2h`, `45s`, `1h30m`, `1h 30m`,
-/// `1.5h`, `45` = minutes), so that `timectl add P --duration 1h` can put the start an hour before
+/// `1.5h`, `45` = minutes), so that `timectl add P --duration 1h` (and the window's session editor) can put the start an hour before
 /// the end. The agent still checks the text it is given (zero, over 7 days); nil means timectl
 /// cannot read it at all.
-enum DurationInput {
-    static let accepted = "1h30m, 1:30, 1:30:15, 90m, 2h, 45s, 1.5h, 45 (minutes)"
+public enum DurationInput {
+    public static let accepted = "1h30m, 1:30, 1:30:15, 90m, 2h, 45s, 1.5h, 45 (minutes)"
 
-    static func seconds(_ input: String) -> Int64? {
+    public static func seconds(_ input: String) -> Int64? {
         let text = input.trimmed
         guard !text.isEmpty, text.count <= 40 else { return nil }
         if text.contains(":") {
@@ -57,5 +57,5 @@ enum DurationInput {
 }
 
 extension Character {
-    var isASCIIDigitCharacter: Bool { isASCII && isNumber }
+    public var isASCIIDigitCharacter: Bool { isASCII && isNumber }
 }

@@ -1,14 +1,14 @@
 import Glibc
 
 /// Local time through the C library, which honours TZ (FoundationEssentials' TimeZone is GMT-only).
-enum LocalTime {
-    struct Fields {
-        var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+public enum LocalTime {
+    public struct Fields {
+        public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
         /// 1 = Monday … 7 = Sunday.
-        var weekday: Int
+        public var weekday: Int
     }
 
-    static func fields(_ time: Int64) -> Fields {
+    public static func fields(_ time: Int64) -> Fields {
         var t = time_t(time)
         var parts = tm()
         localtime_r(&t, &parts)
@@ -19,7 +19,7 @@ enum LocalTime {
 
     /// The Unix time of a local wall-clock time; nil when the fields are out of range (30 February,
     /// 25:00). A time skipped by a DST change moves forward, as mktime does.
-    static func make(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) -> Int64? {
+    public static func make(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) -> Int64? {
         guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
               (0...59).contains(minute), (0...60).contains(second) else { return nil }
         var parts = tm()
@@ -38,7 +38,7 @@ enum LocalTime {
     }
 
     /// The local day `offset` days from the day holding `time` (calendar arithmetic, not 86400).
-    static func day(of time: Int64, offset: Int = 0) -> (year: Int, month: Int, day: Int) {
+    public static func day(of time: Int64, offset: Int = 0) -> (year: Int, month: Int, day: Int) {
         let f = fields(time)
         var parts = tm()
         parts.tm_year = Int32(f.year - 1900)
@@ -50,41 +50,42 @@ enum LocalTime {
         return (Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
     }
 
-    static func startOfDay(_ time: Int64, offset: Int = 0) -> Int64 {
+    public static func startOfDay(_ time: Int64, offset: Int = 0) -> Int64 {
         let d = day(of: time, offset: offset)
         return make(year: d.year, month: d.month, day: d.day) ?? time
     }
 
-    static func dateString(_ time: Int64) -> String {
+    public static func dateString(_ time: Int64) -> String {
         let f = fields(time)
         return "\(f.year)-\(pad(f.month))-\(pad(f.day))"
     }
 
-    static func clockString(_ time: Int64) -> String {
+    public static func clockString(_ time: Int64) -> String {
         let f = fields(time)
         return "\(pad(f.hour)):\(pad(f.minute))"
     }
 
-    static func dateTimeString(_ time: Int64) -> String {
+    public static func dateTimeString(_ time: Int64) -> String {
         dateString(time) + " " + clockString(time)
     }
 
-    static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    public static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }
 
 /// Dates and times as people type them, in local time:
 /// `2026-11-25 09:00`, `2026-11-25T09:00:30`, `2026-11-25`, `today`, `today 9:00`, `yesterday`,
 /// `yesterday 14:30`, `tomorrow`, `09:00` (today), `now`, `@1764057600` (Unix seconds).
-enum DateInput {
-    struct Value: Equatable {
-        var time: Int64
+public enum DateInput {
+    public struct Value: Equatable {
+        public var time: Int64
         /// False for a bare day ("2026-11-25", "yesterday"): it means the day's start.
-        var hasTime: Bool
+        public var hasTime: Bool
+        public init(time: Int64, hasTime: Bool) { self.time = time; self.hasTime = hasTime }
     }
 
-    static let accepted = "'2026-11-25 09:00', '2026-11-25', 'today 9:00', 'yesterday', 'yesterday 14:30', '09:00' (today), 'now'"
+    public static let accepted = "'2026-11-25 09:00', '2026-11-25', 'today 9:00', 'yesterday', 'yesterday 14:30', '09:00' (today), 'now'"
 
-    static func parse(_ input: String, now: Int64) -> Value? {
+    public static func parse(_ input: String, now: Int64) -> Value? {
         let text = input.trimmed.lowercased()
         if text == "now" { return Value(time: now, hasTime: true) }
         if text.hasPrefix("@"), let seconds = Int64(text.dropFirst()) { return Value(time: seconds, hasTime: true) }
@@ -122,7 +123,7 @@ enum DateInput {
     }
 
     /// YYYY-MM-DD.
-    static func parseDay(_ text: String) -> (year: Int, month: Int, day: Int)? {
+    public static func parseDay(_ text: String) -> (year: Int, month: Int, day: Int)? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, (1...2).contains(parts[1].count), (1...2).contains(parts[2].count),
               parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
@@ -131,7 +132,7 @@ enum DateInput {
     }
 
     /// H:MM or H:MM:SS (24-hour).
-    static func parseClock(_ text: String) -> (Int, Int, Int)? {
+    public static func parseClock(_ text: String) -> (Int, Int, Int)? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count), (1...2).contains(parts[0].count),
               parts.dropFirst().allSatisfy({ $0.count == 2 }),
@@ -146,12 +147,12 @@ enum DateInput {
 
 extension LocalTime {
     /// Local midnight starting the Monday of the week that holds `time`.
-    static func startOfWeek(_ time: Int64) -> Int64 {
+    public static func startOfWeek(_ time: Int64) -> Int64 {
         startOfDay(time, offset: 1 - fields(time).weekday)
     }
 
     /// "-1" → 1 week ago, "-2" → 2, "0" and "-0" → this week; nil for anything else.
-    static func weeksAgo(_ text: String) -> Int? {
+    public static func weeksAgo(_ text: String) -> Int? {
         let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
         guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy(\.isASCIIDigitCharacter),
               text.hasPrefix("-") || digits.allSatisfy({ $0 == "0" }) else { return nil }

@@ -1,0 +1,109 @@
+import DBusCore
+import TimeClient
+import TimeJSON
+
+/// The Week view: the table per project and per category from the agent's `Report` (JSON) of a
+/// week, Monday to Sunday in local time.
+public struct WeekModel: Equatable {
+    public struct Row: Equatable {
+        public var name: String
+        public var color: String
+        public var cells: [String]
+        public var total: String
+    }
+
+    public var weekStart: Int64
+    public var title: String
+    public var columns: [String]
+    public var projects: [Row]
+    public var categories: [Row]
+    public var total: String
+
+    /// `projects` and `categories` are the agent's JSON reports of the week grouped each way.
+    public init(weekStart: Int64, projects: String, categories: String) throws {
+        self.weekStart = weekStart
+        let byProject = try JSON.parse(projects), byCategory = try JSON.parse(categories)
+        let weekEnd = LocalTime.startOfDay(weekStart, offset: 6)
+        title = "\(LocalTime.dateString(weekStart)) – \(LocalTime.dateString(weekEnd))"
+        columns = (byProject["columns"]?.arrayValue ?? []).map { column in
+            let date = column["from"]?.stringValue ?? ""
+            guard let day = DateInput.parseDay(date), let time = LocalTime.make(year: day.year, month: day.month, day: day.day) else { return date }
+            return ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][LocalTime.fields(time).weekday - 1] + " \(day.day)"
+        }
+        func rows(_ report: JSON, unnamed: String) -> [Row] {
+            (report["groups"]?.arrayValue ?? []).map { group in
+                let name = group["name"]?.stringValue ?? ""
+                return Row(name: name.isEmpty ? unnamed : name, color: group["color"]?.stringValue ?? "",
+                           cells: (group["columns"]?.arrayValue ?? []).map { Shown.hoursMinutes($0.intValue ?? 0) },
+                           total: Shown.hoursMinutes(group["total"]?.intValue ?? 0))
+            }
+        }
+        self.projects = rows(byProject, unnamed: "(no project)")
+        self.categories = rows(byCategory, unnamed: "Uncategorized")
+        let target = byProject["target"]?.intValue ?? 0
+        total = "Total " + Shown.hoursMinutes(byProject["total"]?.intValue ?? 0)
+            + (target > 0 ? " of \(Shown.hoursMinutes(target))" : "")
+    }
+
+    /// The range the agent's `Report` takes for the week starting at `weekStart`.
+    public static func range(weekStart: Int64) -> String {
+        "\(LocalTime.dateString(weekStart))..\(LocalTime.dateString(LocalTime.startOfDay(weekStart, offset: 6)))"
+    }
+
+    public static func report(weekStart: Int64, group: String) -> AgentRequest {
+        AgentRequest("Report", [.string(range(weekStart: weekStart)),
+                                .vardict(["format": .string("json"), "group": .string(group), "columns": .string("day")])])
+    }
+
+    public static func chart(weekStart: Int64) -> AgentRequest {
+        AgentRequest("ReportPNG", [.string(range(weekStart: weekStart)), .vardict(["columns": .string("day")])])
+    }
+
+    /// `Export` of the week's sessions in `format` (`csv`, `toggl`, `json`, `ical`).
+    public static func export(weekStart: Int64, format: String) -> AgentRequest {
+        AgentRequest("Export", [.string(format), .int64(weekStart), .int64(LocalTime.startOfDay(weekStart, offset: 7)), .uint64(0)])
+    }
+}
+
+/// Import and export choices as the window names them, with the agent's format names.
+public enum ExchangeFormats {
+    public static let exports: [(label: String, format: String, suffix: String)] = [
+        ("CSV", "csv", "csv"), ("Toggl CSV", "toggl", "csv"), ("JSON (Time)", "json", "json"), ("iCalendar", "ical", "ics"),
+    ]
+    public static let imports: [(label: String, format: String)] = [
+        ("Hamster", "hamster"), ("Timewarrior", "timewarrior"), ("Watson", "watson"), ("CSV (Time)", "csv"), ("JSON (Time)", "json"),
+    ]
+
+    public static func importRequest(format: String, path: String, dryRun: Bool) -> AgentRequest {
+        AgentRequest("Import", [.string(format), .string(path), .bool(dryRun)])
+    }
+
+    /// What a dry run found, for a person to confirm before anything changes.
+    public static func summary(_ result: [String: DBusValue]) -> String {
+        let sessions = result["sessions"]?.integer ?? 0, skipped = result["skipped"]?.integer ?? 0
+        var lines = ["\(sessions) new session\(sessions == 1 ? "" : "s"), \(skipped) already here."]
+        let projects = (result["projects"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if !projects.isEmpty { lines.append("New projects: " + projects.joined(separator: ", ") + ".") }
+        let categories = (result["categories"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if !categories.isEmpty { lines.append("New categories: " + categories.joined(separator: ", ") + ".") }
+        let from = result["from"]?.integer ?? 0, to = result["to"]?.integer ?? 0
+        if from > 0 && to > 0 { lines.append("From \(LocalTime.dateString(from)) to \(LocalTime.dateString(to)).") }
+        for warning in (result["warnings"]?.arrayValue ?? []).compactMap(\.stringValue) { lines.append("Note: " + warning) }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Undo and Redo as the header shows them: what each would do.
+public struct HistoryModel: Equatable {
+    public var undo: String
+    public var redo: String
+
+    /// `history` is `History`' answer, newest first; `canUndo` the `CanUndo` property.
+    public init(canUndo: String, history: [[String: DBusValue]]) {
+        undo = canUndo
+        // Undo goes newest first, so what Redo re-applies is the oldest of the undone steps on top.
+        redo = history.prefix { $0["undone"]?.boolValue == true }.last?["description"]?.stringValue ?? ""
+    }
+
+    public static let historyRequest = AgentRequest("History", [.uint32(100)])
+}

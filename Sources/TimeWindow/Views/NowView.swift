@@ -1,0 +1,154 @@
+import CGtk
+import DBusCore
+import GtkKit
+import TimeClient
+
+/// The open session: project, elapsed time, Pause/Resume/Stop, the note, today's and the week's
+/// totals; when idle, Continue and a project picker; the away spans waiting for an answer.
+final class NowView {
+    let root = Make.box(true, spacing: 12)
+    private let context: WindowContext
+    private let signals = SignalBag()
+    private let project = Make.label("", style: "title-2")
+    private let category = Make.label("", style: "dim-label")
+    private let elapsed = Make.label("0:00:00", style: "title-1")
+    private let pause = Make.button("Pause", style: "pill")
+    private let resume = Make.button("Resume", style: "pill")
+    private let stop = Make.button("Stop", style: "pill")
+    private let continueButton = Make.button("Continue", style: "pill")
+    private let picker = Make.dropDown(name: "Project to start")
+    private let start = Make.button("Start", style: "pill")
+    private let note = Make.entry(name: "Note", hint: "Note for this session (Enter saves)")
+    private let totals = Make.label("", style: "dim-label")
+    private let awayBox = Make.box(true, spacing: 6)
+    private var awayRows: [Widget] = []
+    private var awaySignals = SignalBag()
+    private var pickerProjects: [Project] = []
+    private var model: NowModel?
+    private var status: [String: DBusValue] = [:]
+    private var statusTime: Int64 = 0
+    private var tick: MainLoopTimer?
+
+    init(context: WindowContext) {
+        self.context = context
+        root.margins(24).align(GTK_ALIGN_CENTER, GTK_ALIGN_START).width(420)
+        elapsed.style("numeric")
+        let timerButtons = Make.box(false, spacing: 12, [pause, resume, stop]).align(GTK_ALIGN_CENTER)
+        stop.style("destructive-action")
+        continueButton.style("suggested-action")
+        start.style("suggested-action")
+        let startRow = Make.box(false, spacing: 6, [picker.expand(horizontally: true), start])
+        for widget in [awayBox, project, category, elapsed, timerButtons, continueButton, startRow, note, totals] {
+            root.append(widget)
+        }
+        signals.clicked(pause) { context.send(NowModel.pause) }
+        signals.clicked(resume) { context.send(NowModel.resume) }
+        signals.clicked(stop) { context.send(NowModel.stop) }
+        signals.clicked(continueButton) { [weak self] in
+            guard let last = self?.context.link.properties.lastProject, !last.isEmpty else { return }
+            context.send(NowModel.start(projectName: last))
+        }
+        signals.clicked(start) { [weak self] in self?.startPicked() }
+        signals.activated(note) { [weak self] in self?.saveNote() }
+        context.onProjectsChanged.append { [weak self] in self?.fillPicker() }
+    }
+
+    /// Reads today's and this week's totals again (after any change).
+    func reload() {
+        context.link.call(AgentRequest("GetStatus")) { [weak self] result in
+            guard let self, case .success(let reply) = result else { return }
+            self.status = reply.first?.variantDictionary ?? [:]
+            self.statusTime = self.context.now
+            self.show()
+        }
+    }
+
+    /// Shows the agent's state now; ticks once a second while a session runs and the window is seen.
+    func show() {
+        let link = context.link
+        let model = NowModel(properties: link.properties, status: status, statusTime: statusTime,
+                             now: context.now, connected: link.status == .connected)
+        defer { self.model = model; followTicking() }
+        elapsed.text = model.elapsed
+        guard model != self.model else { return }
+        project.setMarkup(model.state == "idle" ? "Not tracking" : coloredName(model.projectName, color: model.projectColor))
+        category.text = model.category
+        category.isVisible = !model.category.isEmpty
+        elapsed.isVisible = model.state != "idle"
+        pause.isVisible = model.showsPause
+        resume.isVisible = model.showsResume
+        stop.isVisible = model.showsStop
+        continueButton.isVisible = model.continueLabel != nil
+        continueButton.buttonLabel = model.continueLabel ?? "Continue"
+        picker.isVisible = model.showsStartPicker
+        start.isVisible = model.showsStartPicker
+        note.isVisible = model.state != "idle"
+        if !gtkHasFocus(note) { note.editableText = model.note }
+        totals.text = model.totals
+        for control in [pause, resume, stop, continueButton, picker, start, note] { control.isSensitive = model.canChange }
+        showAway(model.away, enabled: model.canChange)
+    }
+
+    private func showAway(_ lines: [NowModel.AwayLine], enabled: Bool) {
+        for row in awayRows { awayBox.remove(row) }
+        awayRows = []
+        awaySignals = SignalBag()
+        for line in lines {
+            let text = Make.label(line.text, wrap: true)
+            let keep = Make.button("Keep"), discard = Make.button("Discard"), stopThere = Make.button(line.stopLabel)
+            let row = Make.box(true, spacing: 6, [text, Make.box(false, spacing: 6, [keep, discard, stopThere])]).style("card").margins(6)
+            for (button, choice) in [(keep, "keep"), (discard, "discard"), (stopThere, "stop")] {
+                button.isSensitive = enabled
+                awaySignals.clicked(button) { [weak self] in self?.context.send(NowModel.resolveAway(line.id, choice)) }
+            }
+            awayBox.append(row)
+            awayRows.append(row)
+        }
+    }
+
+    private func fillPicker() {
+        pickerProjects = context.pickableProjects()
+        picker.setChoices(pickerProjects.map(\.name))
+    }
+
+    private func startPicked() {
+        let index = picker.selectedIndex
+        guard index >= 0, index < pickerProjects.count else {
+            context.toasts?.show("Choose a project to start, or make one in Projects.")
+            return
+        }
+        context.send(NowModel.start(projectID: pickerProjects[index].id))
+    }
+
+    private func saveNote() {
+        guard let request = model?.noteRequest(note.editableText) else { return }
+        context.send(request, failed: nil) { [weak self] _ in self?.context.toasts?.show("Note saved") }
+    }
+
+    // MARK: The tick
+
+    /// One timer a second while a session runs and the window is on screen; none otherwise
+    /// (idle, paused, minimised or hidden: no wake-ups).
+    func followTicking() {
+        let wanted = model?.ticks == true && isOnScreen
+        if wanted, tick == nil {
+            tick = MainLoopTimer(milliseconds: 1000, repeating: true) { [weak self] in
+                guard let self else { return }
+                if self.isOnScreen { self.show() } else { self.tick = nil }
+            }
+        } else if !wanted {
+            tick = nil
+        }
+    }
+
+    private var isOnScreen: Bool {
+        guard let window = context.window else { return false }
+        let widget: UnsafeMutablePointer<GtkWidget> = cast(UnsafeMutableRawPointer(window))
+        return gtk_widget_get_mapped(widget) != 0 && time_gtk_window_is_minimized(widget) == 0
+    }
+}
+
+/// Whether the person is typing in `widget` (then what they typed is not overwritten).
+func gtkHasFocus(_ widget: Widget) -> Bool {
+    gtk_widget_has_focus(widget.raw) != 0 || gtk_widget_get_focus_child(widget.raw) != nil
+}

@@ -1,0 +1,5 @@
+import Glibc
+import TimeWindow
+
+// Time's window; everything is in TimeWindow.
+exit(WindowApp.main(CommandLine.arguments))
