@@ -302,8 +302,12 @@ final class NewcomerTests: XCTestCase {
         XCTAssertGreaterThan(lines.count, 8)
         var environment = try bus.environment()
         environment["PATH"] = URL(fileURLWithPath: Products.timectl).deletingLastPathComponent().path + ":/usr/bin:/bin"
+        // Files the lines write (a timesheet's -o) go to a folder of the test's, not the checkout.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quick-start-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         for line in lines {
-            let result = try Command.run("/bin/sh", ["-c", line], exactEnvironment: environment, timeout: 20)
+            let result = try Command.run("/bin/sh", ["-c", "cd '\(folder)' && " + line], exactEnvironment: environment, timeout: 20)
             XCTAssertEqual(result.status, 0, "\(line): \(result.stderr)")
             XCTAssertFalse(result.stderr.contains("timectl:"), "\(line): \(result.stderr)")
         }
