@@ -191,8 +191,22 @@ final class ViewModelTests: XCTestCase {
         XCTAssertEqual(model.categories.first?.name, "Uncategorized")
         XCTAssertEqual(model.total, "Total 2:30 of 40:00")
         XCTAssertEqual(WeekModel.range(weekStart: monday), "2026-11-23..2026-11-29")
-        XCTAssertEqual(WeekModel.export(weekStart: monday, format: "ical"),
+        XCTAssertEqual(WeekModel.export(start: monday, format: "ical"),
                        AgentRequest("Export", [.string("ical"), .int64(monday), .int64(local(2026, 11, 30, 0, 0)), .uint64(0)]))
+    }
+
+    func testTheRangePickerMovesByWeeksMonthsAndYears() {
+        let now = local(2026, 12, 2, 10, 0)
+        XCTAssertEqual(Period.week.start(containing: now), local(2026, 11, 30, 0, 0))
+        XCTAssertEqual(Period.month.range(start: Period.month.start(containing: now)), "2026-12-01..2026-12-31")
+        XCTAssertEqual(Period.month.start(after: local(2026, 12, 1, 0, 0), offset: 1), local(2027, 1, 1, 0, 0))
+        XCTAssertEqual(Period.month.range(start: local(2026, 2, 1, 0, 0)), "2026-02-01..2026-02-28")
+        XCTAssertEqual(Period.year.range(start: Period.year.start(containing: now)), "2026-01-01..2026-12-31")
+        // Across the change to summer time the week still starts at a local midnight.
+        XCTAssertEqual(Period.week.start(after: local(2026, 3, 23, 0, 0), offset: 1), local(2026, 3, 30, 0, 0))
+        XCTAssertEqual(WeekModel.report(.year, start: local(2026, 1, 1, 0, 0), group: "category"),
+                       AgentRequest("Report", [.string("2026-01-01..2026-12-31"),
+                                               .vardict(["format": .string("json"), "group": .string("category"), "columns": .string("month")])]))
     }
 
     func testRedoNamesTheOldestOfTheUndoneStepsOnTop() {

@@ -2,8 +2,47 @@ import DBusCore
 import TimeClient
 import TimeJSON
 
+/// The span the Week view shows: a week (Monday to Sunday, a column a day), a month (a column
+/// a week) or a year (a column a month), in local time.
+public enum Period: Int, CaseIterable {
+    case week, month, year
+
+    public var label: String { ["Week", "Month", "Year"][rawValue] }
+
+    /// The report's columns for the span, so that the table stays a few columns wide.
+    public var columns: String { ["day", "week", "month"][rawValue] }
+
+    /// The first local midnight of the span holding `time`.
+    public func start(containing time: Int64) -> Int64 {
+        let day = LocalTime.day(of: time)
+        switch self {
+        case .week: return LocalTime.startOfWeek(time)
+        case .month: return LocalTime.make(year: day.year, month: day.month, day: 1) ?? time
+        case .year: return LocalTime.make(year: day.year, month: 1, day: 1) ?? time
+        }
+    }
+
+    /// The start of the span `offset` spans after the one starting at `start`.
+    public func start(after start: Int64, offset: Int) -> Int64 {
+        let day = LocalTime.day(of: start)
+        switch self {
+        case .week: return LocalTime.startOfDay(start, offset: 7 * offset)
+        case .month:
+            let months = day.year * 12 + (day.month - 1) + offset
+            return LocalTime.make(year: months / 12, month: months % 12 + 1, day: 1) ?? start
+        case .year: return LocalTime.make(year: day.year + offset, month: 1, day: 1) ?? start
+        }
+    }
+
+    /// The range `Report` takes: its first and last day.
+    public func range(start: Int64) -> String {
+        let last = LocalTime.startOfDay(self.start(after: start, offset: 1), offset: -1)
+        return "\(LocalTime.dateString(start))..\(LocalTime.dateString(last))"
+    }
+}
+
 /// The Week view: the table per project and per category from the agent's `Report` (JSON) of a
-/// week, Monday to Sunday in local time.
+/// week (or a month, or a year: `Period`) in local time.
 public struct WeekModel: Equatable {
     public struct Row: Equatable {
         public var name: String
@@ -23,11 +62,15 @@ public struct WeekModel: Equatable {
     public init(weekStart: Int64, projects: String, categories: String) throws {
         self.weekStart = weekStart
         let byProject = try JSON.parse(projects), byCategory = try JSON.parse(categories)
-        let weekEnd = LocalTime.startOfDay(weekStart, offset: 6)
-        title = "\(LocalTime.dateString(weekStart)) – \(LocalTime.dateString(weekEnd))"
+        let from = byProject["from"]?.stringValue ?? LocalTime.dateString(weekStart)
+        let to = byProject["to"]?.stringValue ?? LocalTime.dateString(LocalTime.startOfDay(weekStart, offset: 6))
+        title = "\(from) – \(to)"
         columns = (byProject["columns"]?.arrayValue ?? []).map { column in
             let date = column["from"]?.stringValue ?? ""
-            guard let day = DateInput.parseDay(date), let time = LocalTime.make(year: day.year, month: day.month, day: day.day) else { return date }
+            guard column["to"]?.stringValue == date, let day = DateInput.parseDay(date),
+                  let time = LocalTime.make(year: day.year, month: day.month, day: day.day) else {
+                return column["label"]?.stringValue ?? date
+            }
             return ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][LocalTime.fields(time).weekday - 1] + " \(day.day)"
         }
         func rows(_ report: JSON, unnamed: String) -> [Row] {
@@ -46,22 +89,20 @@ public struct WeekModel: Equatable {
     }
 
     /// The range the agent's `Report` takes for the week starting at `weekStart`.
-    public static func range(weekStart: Int64) -> String {
-        "\(LocalTime.dateString(weekStart))..\(LocalTime.dateString(LocalTime.startOfDay(weekStart, offset: 6)))"
+    public static func range(weekStart: Int64) -> String { Period.week.range(start: weekStart) }
+
+    public static func report(_ period: Period = .week, start: Int64, group: String) -> AgentRequest {
+        AgentRequest("Report", [.string(period.range(start: start)),
+                                .vardict(["format": .string("json"), "group": .string(group), "columns": .string(period.columns)])])
     }
 
-    public static func report(weekStart: Int64, group: String) -> AgentRequest {
-        AgentRequest("Report", [.string(range(weekStart: weekStart)),
-                                .vardict(["format": .string("json"), "group": .string(group), "columns": .string("day")])])
+    public static func chart(_ period: Period = .week, start: Int64) -> AgentRequest {
+        AgentRequest("ReportPNG", [.string(period.range(start: start)), .vardict(["columns": .string(period.columns)])])
     }
 
-    public static func chart(weekStart: Int64) -> AgentRequest {
-        AgentRequest("ReportPNG", [.string(range(weekStart: weekStart)), .vardict(["columns": .string("day")])])
-    }
-
-    /// `Export` of the week's sessions in `format` (`csv`, `toggl`, `json`, `ical`).
-    public static func export(weekStart: Int64, format: String) -> AgentRequest {
-        AgentRequest("Export", [.string(format), .int64(weekStart), .int64(LocalTime.startOfDay(weekStart, offset: 7)), .uint64(0)])
+    /// `Export` of the span's sessions in `format` (`csv`, `toggl`, `json`, `ical`).
+    public static func export(_ period: Period = .week, start: Int64, format: String) -> AgentRequest {
+        AgentRequest("Export", [.string(format), .int64(start), .int64(period.start(after: start, offset: 1)), .uint64(0)])
     }
 }
 

@@ -3,14 +3,15 @@ import DBusCore
 import GtkKit
 import TimeClient
 
-/// The week: the agent's chart, the table per project and per category, previous and next week,
-/// Export and Import (the dry run's summary shown before anything changes).
+/// The week (or a month, or a year): the agent's chart, the table per project and per category,
+/// previous and next, Export and Import (the dry run's summary shown before anything changes).
 final class WeekView {
     let root = Make.box(true, spacing: 12)
     private let context: WindowContext
     private let signals = SignalBag()
     private let previous = Make.iconButton("go-previous-symbolic", name: "Previous week")
     private let next = Make.iconButton("go-next-symbolic", name: "Next week")
+    private let periodPicker = Make.dropDown(name: "Range")
     private let title = Make.label("", style: "title-3")
     private let total = Make.label("", style: "dim-label")
     private let exportFormat = Make.dropDown(name: "Export format")
@@ -21,47 +22,61 @@ final class WeekView {
     private let projectTable = Make.grid()
     private let categoryTable = Make.grid()
     private(set) var weekStart: Int64
+    private var period = Period.week
 
     init(context: WindowContext) {
         self.context = context
         weekStart = LocalTime.startOfWeek(context.now)
         root.margins(18)
+        periodPicker.setChoices(Period.allCases.map(\.label))
         exportFormat.setChoices(ExchangeFormats.exports.map(\.label))
         importFormat.setChoices(ExchangeFormats.imports.map(\.label))
         gtk_picture_set_can_shrink(chart.opaque, 1)
         chart.expand(horizontally: true).width(480)
         gtk_widget_set_size_request(chart.raw, 480, 260)
-        let bar = Make.box(false, spacing: 6, [previous, next, title.expand(horizontally: true),
+        let bar = Make.box(false, spacing: 6, [periodPicker, previous, next, title.expand(horizontally: true),
                                                exportFormat, export, importFormat, importButton])
         let tables = Make.box(true, spacing: 12, [Make.label("By project", style: "heading").align(GTK_ALIGN_START), projectTable,
                                                   Make.label("By category", style: "heading").align(GTK_ALIGN_START), categoryTable])
         let content = Make.box(true, spacing: 12, [chart, total, tables])
         root.append(bar)
         root.append(Make.scrolled(content))
-        signals.clicked(previous) { [weak self] in self?.move(weeks: -1) }
-        signals.clicked(next) { [weak self] in self?.move(weeks: 1) }
+        signals.clicked(previous) { [weak self] in self?.move(-1) }
+        signals.clicked(next) { [weak self] in self?.move(1) }
+        signals.notify(periodPicker.object, "selected") { [weak self] in self?.pickPeriod() }
         signals.clicked(export) { [weak self] in self?.exportWeek() }
         signals.clicked(importButton) { [weak self] in self?.importFile() }
     }
 
-    private func move(weeks: Int) {
-        weekStart = LocalTime.startOfWeek(LocalTime.startOfDay(weekStart, offset: 7 * weeks + 3))
+    private func move(_ spans: Int) {
+        weekStart = period.start(after: weekStart, offset: spans)
+        reload()
+    }
+
+    /// A new span holds the day the old one started on (this week → this month).
+    private func pickPeriod() {
+        guard let picked = Period(rawValue: periodPicker.selectedIndex), picked != period else { return }
+        period = picked
+        let names = ["week", "month", "year"][picked.rawValue]
+        gtk_widget_set_tooltip_text(previous.raw, "Previous \(names)")
+        gtk_widget_set_tooltip_text(next.raw, "Next \(names)")
+        weekStart = picked.start(containing: max(weekStart, min(context.now, period.start(after: weekStart, offset: 1) - 1)))
         reload()
     }
 
     func reload() {
-        let week = weekStart
-        context.link.call(WeekModel.report(weekStart: week, group: "project")) { [weak self] byProject in
-            self?.context.link.call(WeekModel.report(weekStart: week, group: "category")) { [weak self] byCategory in
-                guard let self, week == self.weekStart,
+        let week = weekStart, period = self.period
+        context.link.call(WeekModel.report(period, start: week, group: "project")) { [weak self] byProject in
+            self?.context.link.call(WeekModel.report(period, start: week, group: "category")) { [weak self] byCategory in
+                guard let self, week == self.weekStart, period == self.period,
                       case .success(let p) = byProject, case .success(let c) = byCategory,
                       let model = try? WeekModel(weekStart: week, projects: p.first?.stringValue ?? "{}",
                                                  categories: c.first?.stringValue ?? "{}") else { return }
                 self.show(model)
             }
         }
-        context.link.call(WeekModel.chart(weekStart: week)) { [weak self] result in
-            guard let self, week == self.weekStart, case .success(let reply) = result,
+        context.link.call(WeekModel.chart(period, start: week)) { [weak self] result in
+            guard let self, week == self.weekStart, period == self.period, case .success(let reply) = result,
                   let bytes = reply.first?.arrayValue?.compactMap(\.byteValue) else { return }
             self.chart.showImage(bytes)
         }
@@ -96,9 +111,9 @@ final class WeekView {
         let index = max(0, exportFormat.selectedIndex)
         let choice = ExchangeFormats.exports[min(index, ExchangeFormats.exports.count - 1)]
         let name = "time-\(LocalTime.dateString(weekStart)).\(choice.suffix)"
-        ChooseFile.run(parent: context.window, title: "Export the Week", save: true, suggestedName: name) { [weak self] path in
+        ChooseFile.run(parent: context.window, title: "Export the \(period.label)", save: true, suggestedName: name) { [weak self] path in
             guard let self, let path else { return }
-            self.context.send(WeekModel.export(weekStart: self.weekStart, format: choice.format), failed: nil) { [weak self] reply in
+            self.context.send(WeekModel.export(self.period, start: self.weekStart, format: choice.format), failed: nil) { [weak self] reply in
                 let text = reply.first?.stringValue ?? ""
                 var error: UnsafeMutablePointer<GError>?
                 if g_file_set_contents(path, text, gssize(text.utf8.count), &error) == 0 {
