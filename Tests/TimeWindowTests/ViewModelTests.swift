@@ -183,12 +183,14 @@ final class ViewModelTests: XCTestCase {
     func testTheWeekTableComesFromTheAgentsReport() throws {
         let monday = local(2026, 11, 23, 0, 0)
         let columns = (23...29).map { "{\"label\":\"2026-11-\($0)\",\"from\":\"2026-11-\($0)\",\"to\":\"2026-11-\($0)\"}" }.joined(separator: ",")
-        let projects = "{\"columns\":[\(columns)],\"total\":9000,\"target\":144000,\"groups\":[{\"name\":\"Writing\",\"color\":\"#3366cc\",\"total\":9000,\"columns\":[3600,5400,0,0,0,0,0]}]}"
+        let projects = "{\"columns\":[\(columns)],\"total\":9000,\"target\":144000,\"groups\":[{\"name\":\"Writing\",\"color\":\"#3366cc\",\"total\":9000,\"columns\":[3600,5400,0,0,0,0,0],\"rate\":\"85.50\",\"amount\":\"213.75\"}],\"currency\":\"EUR\"}"
         let categories = "{\"columns\":[\(columns)],\"total\":9000,\"groups\":[{\"name\":\"\",\"total\":9000,\"columns\":[3600,5400,0,0,0,0,0]}]}"
         let model = try WeekModel(weekStart: monday, projects: projects, categories: categories)
         XCTAssertEqual(model.columns, ["Mon 23", "Tue 24", "Wed 25", "Thu 26", "Fri 27", "Sat 28", "Sun 29"])
         XCTAssertEqual(model.projects.first?.cells, ["1:00", "1:30", "0:00", "0:00", "0:00", "0:00", "0:00"])
         XCTAssertEqual(model.categories.first?.name, "Uncategorized")
+        XCTAssertEqual(model.projects.first?.amount, "213.75 EUR")
+        XCTAssertTrue(model.showsAmounts)
         XCTAssertEqual(model.total, "Total 2:30 of 40:00")
         XCTAssertEqual(WeekModel.range(weekStart: monday), "2026-11-23..2026-11-29")
         XCTAssertEqual(WeekModel.export(start: monday, format: "ical"),

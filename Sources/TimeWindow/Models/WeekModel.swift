@@ -49,6 +49,8 @@ public struct WeekModel: Equatable {
         public var color: String
         public var cells: [String]
         public var total: String
+        /// What the time is worth at the project's rate (`"850.00 EUR"`); `""` without a rate.
+        public var amount: String
     }
 
     public var weekStart: Int64
@@ -57,6 +59,8 @@ public struct WeekModel: Equatable {
     public var projects: [Row]
     public var categories: [Row]
     public var total: String
+    /// Whether any row has an amount (the table then shows that column).
+    public var showsAmounts: Bool
 
     /// `projects` and `categories` are the agent's JSON reports of the week grouped each way.
     public init(weekStart: Int64, projects: String, categories: String) throws {
@@ -73,16 +77,20 @@ public struct WeekModel: Equatable {
             }
             return ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][LocalTime.fields(time).weekday - 1] + " \(day.day)"
         }
+        let currency = byProject["currency"]?.stringValue ?? ""
         func rows(_ report: JSON, unnamed: String) -> [Row] {
             (report["groups"]?.arrayValue ?? []).map { group in
                 let name = group["name"]?.stringValue ?? ""
+                let rate = group["rate"]?.stringValue ?? ""
+                let amount = rate.isEmpty ? "" : (group["amount"]?.stringValue ?? "") + (currency.isEmpty ? "" : " " + currency)
                 return Row(name: name.isEmpty ? unnamed : name, color: group["color"]?.stringValue ?? "",
                            cells: (group["columns"]?.arrayValue ?? []).map { Shown.hoursMinutes($0.intValue ?? 0) },
-                           total: Shown.hoursMinutes(group["total"]?.intValue ?? 0))
+                           total: Shown.hoursMinutes(group["total"]?.intValue ?? 0), amount: amount)
             }
         }
         self.projects = rows(byProject, unnamed: "(no project)")
-        self.categories = rows(byCategory, unnamed: "Uncategorized")
+        self.categories = rows(byCategory, unnamed: "Uncategorized").map { row in var r = row; r.amount = ""; return r }
+        showsAmounts = self.projects.contains { !$0.amount.isEmpty }
         let target = byProject["target"]?.intValue ?? 0
         total = "Total " + Shown.hoursMinutes(byProject["total"]?.intValue ?? 0)
             + (target > 0 ? " of \(Shown.hoursMinutes(target))" : "")

@@ -87,20 +87,20 @@ final class WeekView {
     private func show(_ model: WeekModel) {
         title.text = model.title
         total.text = model.total
-        fill(projectTable, columns: model.columns, rows: model.projects)
-        fill(categoryTable, columns: model.columns, rows: model.categories)
+        fill(projectTable, columns: model.columns, rows: model.projects, amounts: model.showsAmounts)
+        fill(categoryTable, columns: model.columns, rows: model.categories, amounts: false)
     }
 
-    private func fill(_ table: Widget, columns: [String], rows: [WeekModel.Row]) {
+    private func fill(_ table: Widget, columns: [String], rows: [WeekModel.Row], amounts: Bool) {
         table.removeAllChildren()
-        for (index, column) in (columns + ["Total"]).enumerated() {
+        for (index, column) in (columns + ["Total"] + (amounts ? ["Amount"] : [])).enumerated() {
             table.attach(Make.label(column, style: "dim-label"), column: Int32(index + 1), row: 0)
         }
         for (r, row) in rows.enumerated() {
             let name = Make.label("").align(GTK_ALIGN_START)
             name.setMarkup(coloredName(row.name, color: row.color))
             table.attach(name, column: 0, row: Int32(r + 1))
-            for (c, cell) in (row.cells + [row.total]).enumerated() {
+            for (c, cell) in (row.cells + [row.total] + (amounts ? [row.amount] : [])).enumerated() {
                 table.attach(Make.label(cell).style("numeric"), column: Int32(c + 1), row: Int32(r + 1))
             }
         }
