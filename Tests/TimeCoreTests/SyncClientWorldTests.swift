@@ -77,6 +77,43 @@ final class SyncClientWorldTests: XCTestCase {
         XCTAssertEqual(try store.projects().first { $0.globalID == representative }?.name, "Renamed 2")
     }
 
+    /// A call that leaves the row as it was writes nothing. Here device 0 sees a session made on
+    /// device 1 in device 1's creation, folded into device 0's same-name project, and puts it in
+    /// the project it is shown in: the tracker changes nothing and nothing is published. Device 1,
+    /// which never saw the fold, renames its creation, the group splits, and the session follows
+    /// its own project (rule 3), as device 1's records say. The oracle once counted the call as a
+    /// write of device 0's project and expected the session there: a false failure that 600
+    /// seeds met 3 times (534370330 and 478013366 with a session's project, 910184279 with a
+    /// project's category).
+    func testACallThatChangesNothingWritesNothing() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { Files.remove(directory) }
+        let world = try SyncClientWorld(seed: 1, directory: directory, skews: [0, 0, 0])
+        let (first, second) = (world.devices[0], world.devices[1])
+        world.advance()
+        let representative = try XCTUnwrap(world.createProject(first, "Fold-X"))
+        world.advance()
+        let own = try XCTUnwrap(world.createProject(second, "fold-x "))
+        for days: Int64 in [2, 3, 4, 5] {
+            world.advance()
+            try world.addSession(second, try shown(own, on: second), start: second.tracker.clock.now() - days * 86_400, duration: "1h")
+        }
+        try world.merge(first)  // device 0 shows the sessions in its own project
+        world.advance()
+        let session = try XCTUnwrap(first.tracker.store.allSessions().first)
+        let before = session.projectID
+        try world.moveSession(first, session, to: try shown(representative, on: first))
+        XCTAssertEqual(try first.tracker.session(id: session.id).projectID, before, "the call changed nothing")
+        world.advance()
+        try world.renameProject(second, try shown(own, on: second), to: "Renamed 1")
+        try world.finish()
+
+        let store = world.devices[0].tracker.store
+        let project = try XCTUnwrap(store.projects().first { $0.globalID == own })
+        XCTAssertEqual(project.name, "Renamed 1")
+        XCTAssertEqual(try store.allSessions().first { $0.globalID == session.globalID }?.projectID, project.id)
+    }
+
     private func shown(_ gid: String, on device: SyncClientWorld.Device) throws -> Project {
         try XCTUnwrap(device.tracker.projects().first { $0.globalID == gid }, "project \(gid) is not shown")
     }
