@@ -36,11 +36,17 @@ final class SyncClientWorld {
     private let projectNames = ["Fold-X", "fold-x ", "FOLD-X", "Alpha", "alpha", "Beta"]
     private let categoryNames = ["Billable", "billable ", "Internal", "Home"]
 
-    init(seed: UInt64, directory: String) throws {
+    /// `skews` (seconds, one per device) replaces the skews drawn from the seed (a scripted run).
+    init(seed: UInt64, directory: String, skews given: [Int64]? = nil) throws {
         self.seed = seed
         context = "seed \(seed) (replay: TIME_SYNC_SEED=\(seed))"
         random = SeededRandom(seed: seed)
-        let skews: [Int64] = [0, -random.int64(1...9) * 3600, random.int64(1...9) * 3600]
+        // Global ids from the seed too (a stream of their own): a merge numbers the rows it adds
+        // in global-id order and the person picks from rows in that order, so with the system's
+        // random ids one seed made a different run each time.
+        var ids = SeededRandom(seed: seed ^ 0x9d5e_1d5a_6c0f_ee77)
+        SyncRecord.idSource = { SyncRecord.newID(using: &ids) }
+        let skews: [Int64] = given ?? [0, -random.int64(1...9) * 3600, random.int64(1...9) * 3600]
         for (index, skew) in skews.enumerated() {
             let clock = DeviceClock(world: world, skew: skew)
             let home = try DataHome(directory: directory + "/device\(index)", clock: clock)
@@ -50,6 +56,8 @@ final class SyncClientWorld {
         }
     }
 
+    deinit { SyncRecord.idSource = nil }
+
     func run(steps: Int) throws {
         for _ in 0..<steps {
             step += 1
@@ -58,13 +66,23 @@ final class SyncClientWorld {
             if random.chance(9) { try merge(device) } else { try change(device) }
             if step % 60 == 0 { try converge() }
         }
-        // Every timer stopped (so that every session is in every store), then a full exchange.
+        try finish()
+    }
+
+    /// A scripted run's next call: one step on, a minute later.
+    func advance() {
+        step += 1
+        world.time += 60
+    }
+
+    /// Every timer stopped (so that every session is in every store), then a full exchange, then the proof.
+    func finish() throws {
         for device in devices where device.tracker.openSession != nil { try stopTimer(device) }
         try converge()
         try check()
     }
 
-    private func merge(_ device: Device) throws {
+    func merge(_ device: Device) throws {
         step += 1
         try device.engine.merge(wallMilliseconds: device.tracker.clock.now() * 1000)
         oracle.merged(device: device.index, step: step)
@@ -94,15 +112,11 @@ final class SyncClientWorld {
         case 0..<12:
             let name = random.pick(projectNames)
             let category = categories.isEmpty || random.chance(50) ? "" : random.pick(categories).name
-            var id: ProjectID = 0
-            guard try acknowledged({ id = try tracker.createProject(name: name, color: "", category: category) }) else { return }
-            let project = try XCTUnwrap(tracker.project(id: id))
-            oracle.create(.project, project.globalID, try projectFields(project, of: tracker), device: me, step: step)
+            try createProject(device, name, category: category)
         case 12..<22:
             guard let project = projects.isEmpty ? nil : random.pick(projects) else { return }
             let name = random.chance(60) ? random.pick(projectNames) : "Renamed \(random.int(1...4))"
-            guard try acknowledged({ try tracker.updateProject(id: project.id, changes: ProjectChanges(name: name)) }) else { return }
-            oracle.write(.project, project.globalID, ["name": try XCTUnwrap(tracker.project(id: project.id)).name], device: me, step: step)
+            try renameProject(device, project, to: name)
         case 22..<27:
             guard let project = projects.isEmpty ? nil : random.pick(projects) else { return }
             if random.chance(50) {
@@ -123,6 +137,7 @@ final class SyncClientWorld {
             guard let project = projects.isEmpty ? nil : random.pick(projects) else { return }
             let category = categories.isEmpty || random.chance(20) ? nil : random.pick(categories)
             guard try acknowledged({ try tracker.updateProject(id: project.id, changes: ProjectChanges(category: category?.name ?? "")) }) else { return }
+            guard try XCTUnwrap(tracker.project(id: project.id)).categoryID != project.categoryID else { return }  // see `unchanged`
             oracle.write(.project, project.globalID, ["category": category?.globalID ?? ""], device: me, step: step)
         case 41..<45:
             guard let category = categories.isEmpty ? nil : random.pick(categories) else { return }
@@ -131,19 +146,10 @@ final class SyncClientWorld {
         case 45..<57:
             guard let project = projects.isEmpty ? nil : random.pick(projects) else { return }
             let start = tracker.clock.now() - random.int64(2...60) * 86_400
-            var id: SessionID = 0
-            guard try acknowledged({
-                id = try tracker.addSession(project: project.id, start: start, duration: random.pick(["1h", "45m", "1:30"]), note: "added on \(me)")
-            }) else { return }
-            let session = try tracker.session(id: id)
-            var fields = sessionTimes(session)
-            fields["project"] = project.globalID
-            fields["note"] = session.note
-            oracle.create(.session, session.globalID, fields, device: me, step: step)
+            try addSession(device, project, start: start, duration: random.pick(["1h", "45m", "1:30"]))
         case 57..<67:
             guard let session = sessions.isEmpty ? nil : random.pick(sessions), let project = projects.isEmpty ? nil : random.pick(projects) else { return }
-            guard try acknowledged({ try tracker.editSession(id: session.id, changes: SessionChanges(projectID: project.id)) }) else { return }
-            oracle.write(.session, session.globalID, ["project": project.globalID], device: me, step: step)
+            try moveSession(device, session, to: project)
         case 67..<77:
             guard let session = sessions.isEmpty ? nil : random.pick(sessions) else { return }
             let note = "note \(random.int(1...99)) on \(me)"
@@ -161,6 +167,57 @@ final class SyncClientWorld {
         default:
             try timer(device)
         }
+    }
+
+    // `unchanged`: a call that leaves the row as it was is not a write. The tracker writes
+    // nothing then (an edit equal to the row returns before its change), so nothing is published;
+    // and the row may show a same-name representative where the records name another member (a
+    // session made in a project that was folded since): counting the call as a write of the
+    // representative would expect a value that no device ever wrote, once the group splits again
+    // and the member's sessions follow it (rule 3).
+
+    /// Creates a project; its global id, nil when the tracker refused (the name is taken here).
+    @discardableResult
+    func createProject(_ device: Device, _ name: String, category: String = "") throws -> String? {
+        var id: ProjectID = 0
+        guard try acknowledged({ id = try device.tracker.createProject(name: name, color: "", category: category) }) else { return nil }
+        let project = try XCTUnwrap(device.tracker.project(id: id))
+        oracle.create(.project, project.globalID, try projectFields(project, of: device.tracker), device: device.index, step: step)
+        return project.globalID
+    }
+
+    /// Adds a session to a project.
+    func addSession(_ device: Device, _ project: Project, start: Int64, duration: String) throws {
+        var id: SessionID = 0
+        guard try acknowledged({
+            id = try device.tracker.addSession(project: project.id, start: start, duration: duration, note: "added on \(device.index)")
+        }) else { return }
+        let session = try device.tracker.session(id: id)
+        var fields = sessionTimes(session)
+        fields["project"] = project.globalID
+        fields["note"] = session.note
+        oracle.create(.session, session.globalID, fields, device: device.index, step: step)
+    }
+
+    /// Puts a session in a project.
+    func moveSession(_ device: Device, _ session: WorkSession, to project: Project) throws {
+        guard try acknowledged({ try device.tracker.editSession(id: session.id, changes: SessionChanges(projectID: project.id)) }) else { return }
+        guard try device.tracker.session(id: session.id).projectID != session.projectID else { return }  // see `unchanged`
+        oracle.write(.session, session.globalID, ["project": project.globalID], device: device.index, step: step)
+    }
+
+    /// Renames the project a person sees. Where that is a same-name group, the person names the
+    /// whole group as this device shows it, and the device writes the name to every member it
+    /// knows (rule 3): each member's name is written by this call, and a member that later leaves
+    /// the group (renamed elsewhere by a device that never saw it) keeps it. Which ids are one
+    /// group is, as in `check()`, the one thing taken from the merged state; the value is the call's.
+    func renameProject(_ device: Device, _ project: Project, to name: String) throws {
+        let replica = device.engine.replica
+        let members = replica.representatives(.project).filter { $0.value == project.globalID && replica.entity(.project, $0.key)?.isLive == true }
+        guard try acknowledged({ try device.tracker.updateProject(id: project.id, changes: ProjectChanges(name: name)) }) else { return }
+        let renamed = try XCTUnwrap(device.tracker.project(id: project.id)).name
+        guard renamed != project.name else { return }  // see `unchanged`
+        for gid in Set(members.keys).union([project.globalID]).sorted() { oracle.write(.project, gid, ["name": renamed], device: device.index, step: step) }
     }
 
     /// The timer of this device: start or switch, pause, resume, stop.

@@ -171,7 +171,13 @@ public struct SyncRecord: Equatable, Sendable {
         return text
     }
 
+    /// Where `newID()` takes its ids when set: a test that replays a seed sets a seeded source
+    /// (SyncClientWorld). The ids decide the order in which a merge numbers the rows it adds (in
+    /// global-id order), so with the system's random ids one seed made a different run each time.
+    nonisolated(unsafe) static var idSource: (() -> String)?
+
     public static func newID() -> String {
+        if let idSource { return idSource() }
         var system = SystemRandomNumberGenerator()
         return newID(using: &system)
     }
