@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Installs time-agent, timectl and their desktop files under a prefix (default ~/.local):
+# Installs time-agent, timectl, the window time-tracker and their desktop files under a prefix
+# (default ~/.local):
 #   scripts/install.sh [--prefix DIR] [--autostart]     install (or update); --autostart: start
 #                                          the agent at login (an XDG autostart entry, as the package)
 #   scripts/install.sh [--prefix DIR] --uninstall       remove what install put there
+#   --no-window   the agent and timectl only (no GTK needed): what happens anyway, with a message,
+#                 where GTK 4 and libadwaita's development files (pkg-config) are missing
 #   --debug installs the debug build (what scripts/test.sh already built), for testing
 # The systemd user unit goes to ~/.config/systemd/user (for a user prefix), where D-Bus
 # activation finds it (SystemdService=); it needs no enabling.
@@ -13,6 +16,7 @@ cd "$(dirname "$0")/.."
 prefix="$HOME/.local"
 action=install
 autostart=no
+window=yes
 configuration=release
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -20,8 +24,9 @@ while [ $# -gt 0 ]; do
         --prefix=*) prefix="${1#--prefix=}" ;;
         --uninstall) action=uninstall ;;
         --autostart) autostart=yes ;;
+        --no-window) window=no ;;
         --debug) configuration=debug ;;
-        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "install.sh: unknown option $1 (see --help)"; exit 2 ;;
     esac
     shift
@@ -42,7 +47,11 @@ files=(
     "$prefix/bin/timectl"
     "$prefix/share/dbus-1/services/io.github.timetracker.Time1.service"
     "$prefix/share/dbus-1/interfaces/io.github.timetracker.Time1.xml"
+    "$prefix/bin/time-tracker"
     "$prefix/share/applications/io.github.timetracker.Time.desktop"
+    "$prefix/share/dbus-1/services/io.github.timetracker.Time.service"
+    "$prefix/share/metainfo/io.github.timetracker.Time.metainfo.xml"
+    "$prefix/share/man/man1/time-tracker.1"
     "$prefix/share/man/man1/timectl.1"
     "$prefix/share/man/man1/time-agent.1"
     "$prefix/share/bash-completion/completions/timectl"
@@ -74,9 +83,16 @@ fi
 
 ensure_swift
 # shellcheck disable=SC2086
-ensure_packages $BUILD_PACKAGES
+ensure_packages $AGENT_BUILD_PACKAGES
 swift build -c "$configuration" --product time-agent >&2
 swift build -c "$configuration" --product timectl >&2
+# The window needs GTK 4 and libadwaita; without them the agent and timectl are still whole.
+if [ "$window" = yes ] && ! pkg-config --exists gtk4 libadwaita-1 2>/dev/null; then
+    window=no
+    say "The window (time-tracker) is not built: GTK 4 and libadwaita's development files are missing"
+    say "(Debian: sudo apt-get install $WINDOW_BUILD_PACKAGES). Installing the agent and timectl only."
+fi
+[ "$window" = no ] || swift build -c "$configuration" --product time-tracker >&2
 bin="$(swift build -c "$configuration" --show-bin-path)"
 
 put() { # put SOURCE DESTINATION MODE
@@ -93,8 +109,25 @@ put "$tmp/dbus.service" "$prefix/share/dbus-1/services/io.github.timetracker.Tim
 put dbus/io.github.timetracker.Time1.xml "$prefix/share/dbus-1/interfaces/io.github.timetracker.Time1.xml" 644
 sed "s|^ExecStart=.*|ExecStart=$prefix/bin/time-agent|" desktop/time-agent.service > "$tmp/unit"
 put "$tmp/unit" "$unit_dir/time-agent.service" 644
-sed "s|^Exec=timectl|Exec=$prefix/bin/timectl|" desktop/io.github.timetracker.Time.desktop > "$tmp/app.desktop"
-put "$tmp/app.desktop" "$prefix/share/applications/io.github.timetracker.Time.desktop" 644
+if [ "$window" = yes ]; then
+    # The window, its menu entry (D-Bus activated through its service file) and its AppStream metainfo.
+    put "$bin/time-tracker" "$prefix/bin/time-tracker" 755
+    sed -e '/^# Installers rewrite/d' -e "s|^Exec=time-tracker|Exec=$prefix/bin/time-tracker|" \
+        desktop/io.github.timetracker.Time.desktop > "$tmp/app.desktop"
+    put "$tmp/app.desktop" "$prefix/share/applications/io.github.timetracker.Time.desktop" 644
+    sed -e '/^# Installers rewrite/d' -e "s|^Exec=[^ ]*|Exec=$prefix/bin/time-tracker|" \
+        dbus/io.github.timetracker.Time.service > "$tmp/app.service"
+    put "$tmp/app.service" "$prefix/share/dbus-1/services/io.github.timetracker.Time.service" 644
+    put data/io.github.timetracker.Time.metainfo.xml "$prefix/share/metainfo/io.github.timetracker.Time.metainfo.xml" 644
+    put man/time-tracker.1 "$prefix/share/man/man1/time-tracker.1" 644
+else
+    # An update to the agent alone takes away a window installed before, which it may not match.
+    for file in "$prefix/bin/time-tracker" "$prefix/share/applications/io.github.timetracker.Time.desktop" \
+                "$prefix/share/dbus-1/services/io.github.timetracker.Time.service" \
+                "$prefix/share/metainfo/io.github.timetracker.Time.metainfo.xml" "$prefix/share/man/man1/time-tracker.1"; do
+        [ -e "$file" ] && rm -f "$file" && say "removed $file"
+    done
+fi
 for icon in "${icons[@]}"; do put "data/icons/hicolor/$icon" "$icon_dir/$icon" 644; done
 refresh_icons
 [ -f man/timectl.1 ] && put man/timectl.1 "$prefix/share/man/man1/timectl.1" 644
@@ -109,4 +142,8 @@ if [ "$autostart" = yes ]; then
     put "$tmp/autostart" "$autostart_dir/time-agent.desktop" 644
 fi
 command -v systemctl >/dev/null 2>&1 && systemctl --user daemon-reload >/dev/null 2>&1 || true
-say "Done. Make sure $prefix/bin is on PATH, then: timectl start Writing"
+if [ "$window" = yes ]; then
+    say "Done. Time is in your application menu (or run $prefix/bin/time-tracker); make sure $prefix/bin is on PATH for: timectl start Writing"
+else
+    say "Done (agent and timectl; no window). Make sure $prefix/bin is on PATH, then: timectl start Writing"
+fi

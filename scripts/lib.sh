@@ -2,9 +2,14 @@
 # Sourced, not run.
 
 # Debian packages for building, and the extra ones the tests drive for real.
-BUILD_PACKAGES="pkg-config libdbus-1-dev libglib2.0-dev libnotify-dev libsqlite3-dev"
-# Building the Debian package and checking it (scripts/package-deb.sh, scripts/test-deb.sh).
-DEB_PACKAGES="debhelper dpkg-dev lintian man-db devscripts binutils"
+# The agent and timectl need AGENT_BUILD_PACKAGES; the window (time-tracker) also WINDOW_BUILD_PACKAGES
+# (scripts/install.sh installs the agent alone where they are missing).
+AGENT_BUILD_PACKAGES="pkg-config libdbus-1-dev libglib2.0-dev libnotify-dev libsqlite3-dev"
+WINDOW_BUILD_PACKAGES="libgtk-4-dev libadwaita-1-dev"
+BUILD_PACKAGES="$AGENT_BUILD_PACKAGES $WINDOW_BUILD_PACKAGES"
+# Building the Debian packages and checking them (scripts/package-deb.sh, scripts/test-deb.sh):
+# appstreamcli (appstream) validates the metainfo, desktop-file-validate (desktop-file-utils) the entry.
+DEB_PACKAGES="debhelper dpkg-dev lintian man-db devscripts binutils appstream desktop-file-utils"
 TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd binutils sqlite3 dunst xvfb x11-utils imagemagick fonts-dejavu-core gcc libc6-dev procps zsh fish librsvg2-2 librsvg2-bin"
 # The report tests read the timesheet with Python's csv module and convert it with LibreOffice headless;
 # python3-gi: a real GApplication stands in for the window in the Open Time tests.
@@ -23,6 +28,11 @@ BROKER_PACKAGES="dbus-broker systemd util-linux dbus-daemon dbus-bin libglib2.0-
 TRAY_PACKAGES="dbus-daemon dbus-bin xvfb x11-utils imagemagick xdotool xfce4-panel adwaita-icon-theme fonts-dejavu-core sway waybar grim passwd util-linux procps
     gnome-shell gnome-shell-extension-appindicator dconf-gsettings-backend libglib2.0-bin python3-gi
     plasma-workspace kded5 at-spi2-core python3-pyatspi gir1.2-atspi-2.0"
+# The window driven over AT-SPI (scripts/test-window.sh): Xvfb, an accessibility bus and the system's
+# python3-gi with Atspi's typelib to drive it, ImageMagick and xdotool for its pictures; GTK 4 and
+# libadwaita to run it. scripts/bench-window.sh adds Hamster (hamster-time-tracker) beside it.
+WINDOW_PACKAGES="dbus-daemon dbus-bin xvfb x11-utils imagemagick xdotool at-spi2-core gir1.2-atspi-2.0
+    python3-gi libglib2.0-bin sqlite3 procps libgtk-4-1 libadwaita-1-0 adwaita-icon-theme fonts-dejavu-core fonts-cantarell"
 # Sync across devices (scripts/test-sync.sh): two real Syncthing instances.
 SYNC_PACKAGES="syncthing dbus-daemon python3"
 

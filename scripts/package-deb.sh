@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the Debian package time-tracker_<version>_amd64.deb with debhelper (debian/ folder):
-# a release build with the Swift standard library linked in statically, Depends computed by
-# dpkg-shlibdeps from the binaries.
-#   scripts/package-deb.sh [--out DIR]     the .deb goes to DIR (default .build/deb); its path is
-#                                          printed on stdout
+# Builds the Debian packages with debhelper (debian/ folder): a release build with the Swift
+# standard library linked in statically, Depends computed by dpkg-shlibdeps from the binaries.
+#   time-tracker-agent_<version>_amd64.deb   time-agent, timectl and their files; no GTK
+#   time-tracker_<version>_amd64.deb         the window (GTK 4 + libadwaita); depends on the agent's
+#   scripts/package-deb.sh [--out DIR]     the .debs go to DIR (default .build/deb); their paths
+#                                          are printed on stdout, the agent's first
 # The version is TimeVersion.string in Sources/TimeVersion/Version.swift; debian/changelog's
 # newest entry and the man pages must name the same version, or nothing is built.
 set -euo pipefail
@@ -15,7 +16,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --out) out="${2:?--out needs a folder}"; shift ;;
         --out=*) out="${1#--out=}" ;;
-        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "package-deb.sh: unknown option $1 (see --help)"; exit 2 ;;
     esac
     shift
@@ -38,16 +39,19 @@ find "$work" -mindepth 1 -maxdepth 1 ! -name "time-tracker-$version" -exec rm -r
 find "$src" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf {} +
 tar --exclude=./.build --exclude=./.git --exclude=./.swiftpm -cf - . | tar -xf - -C "$src"
 
-say "== Building time-tracker $version (release, static Swift standard library)"
+say "== Building time-tracker-agent and time-tracker $version (release, static Swift standard library)"
 (cd "$src" && dpkg-buildpackage -b -us -uc --no-sign >&2)
 
-deb="time-tracker_${version}_amd64.deb"
-[ -f "$work/$deb" ] || { say "dpkg-buildpackage made no $deb"; exit 1; }
+debs=("time-tracker-agent_${version}_amd64.deb" "time-tracker_${version}_amd64.deb")
+for deb in "${debs[@]}"; do
+    [ -f "$work/$deb" ] || { say "dpkg-buildpackage made no $deb"; exit 1; }
+done
 
 # The binaries must need no Swift runtime library: only what Debian ships.
 staged="$work/staged"
-dpkg-deb -x "$work/$deb" "$staged"
-for binary in "$staged/usr/bin/time-agent" "$staged/usr/bin/timectl"; do
+rm -rf "$staged"
+for deb in "${debs[@]}"; do dpkg-deb -x "$work/$deb" "$staged"; done
+for binary in "$staged/usr/bin/time-agent" "$staged/usr/bin/timectl" "$staged/usr/bin/time-tracker"; do
     needed="$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
     if grep -E '^lib(swift|Foundation|dispatch|BlocksRuntime|_FoundationICU)' <<<"$needed"; then
         say "$(basename "$binary") needs the Swift runtime libraries above: the static stdlib was not linked"
@@ -57,7 +61,9 @@ done
 rm -rf "$staged"
 
 mkdir -p "$out"
-cp "$work/$deb" "$out/$deb"
-say "Built $out/$deb ($(du -k "$out/$deb" | cut -f1) KiB)"
-say "Depends: $(dpkg-deb -f "$out/$deb" Depends)"
-printf '%s\n' "$out/$deb"
+for deb in "${debs[@]}"; do
+    cp "$work/$deb" "$out/$deb"
+    say "Built $out/$deb ($(du -k "$out/$deb" | cut -f1) KiB)"
+    say "    Depends: $(dpkg-deb -f "$out/$deb" Depends)"
+done
+for deb in "${debs[@]}"; do printf '%s\n' "$out/$deb"; done

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the debug build into a throwaway HOME (with --autostart), runs the login's command that
-# systemd-xdg-autostart-generator makes of the installed autostart entry, so that a private session
-# bus starts the installed agent through the installed D-Bus activation file, then uninstalls and
-# checks nothing is left.
+# Installs the debug build into a throwaway HOME: first with --no-window (the agent alone, as
+# without GTK), then whole with --autostart (the window, its menu entry, its D-Bus activation file
+# and metainfo too); runs the login's command that systemd-xdg-autostart-generator makes of the
+# installed autostart entry, so that a private session bus starts the installed agent through the
+# installed D-Bus activation file, then uninstalls and checks nothing is left.
 # Run by scripts/test.sh after the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,16 +17,43 @@ trap cleanup EXIT
 fail() { say "install check failed: $*"; exit 1; }
 
 run_install() { env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u TIME_TRACKER_DATA_DIR HOME="$home" scripts/install.sh "$@"; }
-run_install --debug --autostart > "$home/install.log" 2>&1 || { cat "$home/install.log" >&2; fail "install.sh exited non-zero"; }
-
 prefix="$home/.local"
+window_files=(bin/time-tracker share/applications/io.github.timetracker.Time.desktop
+              share/dbus-1/services/io.github.timetracker.Time.service share/metainfo/io.github.timetracker.Time.metainfo.xml
+              share/man/man1/time-tracker.1)
+
+# The agent alone, as on a machine without GTK: no window, and install.sh says so.
+run_install --debug --no-window > "$home/install.log" 2>&1 || { cat "$home/install.log" >&2; fail "install.sh --no-window exited non-zero"; }
+[ -x "$prefix/bin/time-agent" ] && [ -x "$prefix/bin/timectl" ] || fail "install.sh --no-window did not install the agent and timectl"
+for file in "${window_files[@]}"; do [ ! -e "$prefix/$file" ] || fail "install.sh --no-window installed $prefix/$file"; done
+grep -q 'no window' "$home/install.log" || fail "install.sh --no-window did not say that the window was left out: $(tail -3 "$home/install.log")"
+
+run_install --debug --autostart > "$home/install.log" 2>&1 || { cat "$home/install.log" >&2; fail "install.sh exited non-zero"; }
 for file in bin/time-agent bin/timectl share/dbus-1/services/io.github.timetracker.Time1.service \
             share/dbus-1/interfaces/io.github.timetracker.Time1.xml share/applications/io.github.timetracker.Time.desktop \
             share/man/man1/timectl.1 share/man/man1/time-agent.1 share/bash-completion/completions/timectl share/zsh/site-functions/_timectl \
             share/fish/vendor_completions.d/timectl.fish share/icons/hicolor/scalable/apps/io.github.timetracker.Time.svg \
-            share/icons/hicolor/symbolic/apps/io.github.timetracker.Time-running-symbolic.svg; do
+            share/icons/hicolor/symbolic/apps/io.github.timetracker.Time-running-symbolic.svg "${window_files[@]}"; do
     [ -f "$prefix/$file" ] || fail "$prefix/$file was not installed"
 done
+[ -x "$prefix/bin/time-tracker" ] || fail "the window $prefix/bin/time-tracker is not executable"
+# The window: its menu entry (visible, D-Bus activated) and its activation file run the installed binary.
+entry="$prefix/share/applications/io.github.timetracker.Time.desktop"
+grep -qx "Exec=$prefix/bin/time-tracker" "$entry" || fail "the desktop entry does not run the installed window: $(grep '^Exec=' "$entry")"
+grep -qx 'DBusActivatable=true' "$entry" || fail "the desktop entry is not DBusActivatable"
+! grep -q '^NoDisplay=true' "$entry" || fail "the desktop entry is hidden from the menus (NoDisplay=true)"
+grep -qx 'X-GNOME-UsesNotifications=true' "$entry" || fail "the desktop entry lost X-GNOME-UsesNotifications"
+if command -v desktop-file-validate >/dev/null 2>&1; then
+    desktop-file-validate "$entry" >&2 || fail "desktop-file-validate refuses $entry (above)"
+fi
+app_service="$prefix/share/dbus-1/services/io.github.timetracker.Time.service"
+grep -qx 'Name=io.github.timetracker.Time' "$app_service" || fail "the window's activation file does not name io.github.timetracker.Time"
+grep -qx "Exec=$prefix/bin/time-tracker --gapplication-service" "$app_service" \
+    || fail "the window's activation file does not start the installed window: $(grep '^Exec=' "$app_service")"
+if command -v appstreamcli >/dev/null 2>&1; then
+    appstreamcli validate --no-net "$prefix/share/metainfo/io.github.timetracker.Time.metainfo.xml" >&2 \
+        || fail "appstreamcli refuses the installed metainfo (above)"
+fi
 [ -f "$home/.config/systemd/user/time-agent.service" ] || fail "the systemd user unit was not installed"
 [ -f "$home/.config/autostart/time-agent.desktop" ] || fail "the autostart entry was not installed"
 grep -qx "Exec=$prefix/bin/time-agent --activate" "$home/.config/autostart/time-agent.desktop" \
