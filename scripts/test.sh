@@ -36,8 +36,11 @@ scripts/test-schema-migration.sh --no-build
 say "== Import from the real Hamster, Timewarrior and Watson; exports read back"
 scripts/test-exchange.sh --no-build
 
-say "== Tray icon on xfce4-panel and on waybar under sway"
+say "== Tray icon on GNOME Shell with the AppIndicator extension, Plasma's system tray, xfce4-panel and waybar under sway"
 scripts/test-tray.sh --no-build
+
+say "== The window, driven over AT-SPI under Xvfb with the real agent"
+scripts/test-window.sh --no-build
 
 say "== Sync across devices: two agents, two real Syncthing instances on 127.0.0.1"
 scripts/test-sync.sh --no-build

@@ -93,3 +93,25 @@ private let releaseBoolHandler: @convention(c) (UnsafeMutableRawPointer?, Unsafe
     guard let data else { return }
     Unmanaged<BoolSignalHandler>.fromOpaque(data).release()
 }
+
+/// Actions a widget offers under a prefix (`row.activate`): what keyboard shortcuts and
+/// assistive technologies can invoke on it (GTK 4.8 gives a list row no action of its own).
+public final class WidgetActions {
+    private let group: UnsafeMutablePointer<GSimpleActionGroup>
+    private let signals = SignalBag()
+
+    public init(on widget: Widget, prefix: String) {
+        guard let made = g_simple_action_group_new() else { fatalError("no action group: out of memory") }
+        group = made
+        gtk_widget_insert_action_group(widget.raw, prefix, OpaquePointer(UnsafeMutableRawPointer(made)))
+    }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(group)) }
+
+    public func add(_ name: String, _ handler: @escaping () -> Void) {
+        guard let action = g_simple_action_new(name, nil) else { return }
+        signals.on(UnsafeMutableRawPointer(action), "activate") { (_: UnsafeMutableRawPointer?) in handler() }
+        g_action_map_add_action(OpaquePointer(UnsafeMutableRawPointer(group)), action)
+        g_object_unref(UnsafeMutableRawPointer(action))
+    }
+}

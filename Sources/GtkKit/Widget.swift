@@ -43,6 +43,13 @@ public final class Widget {
         return self
     }
 
+    /// What a screen reader reads after the name.
+    @discardableResult
+    public func accessibleDescription(_ text: String) -> Widget {
+        time_gtk_set_accessible_description(raw, text)
+        return self
+    }
+
     @discardableResult
     public func tooltip(_ text: String) -> Widget {
         gtk_widget_set_tooltip_text(raw, text)

@@ -14,7 +14,9 @@ public struct DayModel: Equatable {
         public var device: String
         /// An open session (or one on another device) cannot be edited or deleted from here.
         public var editable: Bool
-        /// The accessible description of the row (what a screen reader reads with it).
+        /// The open session: continuing it would change nothing.
+        public var isOpen: Bool
+        /// The accessible description of the row (read after its title): active time, note, device.
         public var summary: String
     }
 
@@ -37,9 +39,9 @@ public struct DayModel: Equatable {
             let device = session.device
             return Row(id: session.id, projectID: session.projectID, project: session.project, span: span,
                        active: Shown.hoursMinutes(active), note: session.note, device: device,
-                       editable: !session.isOpen && device.isEmpty && session.id != 0,
-                       summary: "\(session.project), \(span), \(Shown.hoursMinutes(active))"
-                           + (session.note.isEmpty ? "" : ", \(session.note)") + (device.isEmpty ? "" : ", on \(device)"))
+                       editable: !session.isOpen && device.isEmpty && session.id != 0, isOpen: session.isOpen,
+                       summary: [Shown.hoursMinutes(active), session.note, device.isEmpty ? "" : "on \(device)"]
+                           .filter { !$0.isEmpty }.joined(separator: ", "))
         }
         // Only the part of each session that fell inside the day counts toward its total.
         var seconds: Int64 = 0

@@ -86,7 +86,8 @@ final class DayView {
             adw_preferences_row_set_title(line.typed(), xmlEscape("\(row.span)  \(row.project)"))
             let details = [row.active, row.note, row.device.isEmpty ? "" : "on \(row.device)"].filter { !$0.isEmpty }
             adw_action_row_set_subtitle(line.typed(), xmlEscape(details.joined(separator: " · ")))
-            line.accessibleName(row.summary)
+            // The title is the row's name; the rest is read as its description.
+            line.accessibleDescription(row.summary)
             let continueButton = Make.iconButton("media-playback-start-symbolic", name: "Continue \(row.project)")
             let edit = Make.iconButton("document-edit-symbolic", name: "Edit session")
             let delete = Make.iconButton("user-trash-symbolic", name: "Delete session")
@@ -94,7 +95,7 @@ final class DayView {
                 button.style("flat").align(GTK_ALIGN_CENTER, GTK_ALIGN_CENTER)
                 adw_action_row_add_suffix(line.typed(), button.raw)
             }
-            continueButton.isSensitive = canChange
+            continueButton.isSensitive = canChange && !row.isOpen
             edit.isSensitive = canChange && row.editable
             delete.isSensitive = canChange && row.editable
             let session = sessions.first { $0.id == row.id }

@@ -19,11 +19,11 @@ final class Form {
         for widget in [grid, error, buttons] { root.append(widget) }
     }
 
-    /// Adds a field with its visible label; the field's accessible name is the label.
+    /// Adds a field with its visible label; the field's accessible name is the label (set once:
+    /// GTK 4.8 would say a name given both ways twice).
     @discardableResult
     func field(_ label: String, _ widget: Widget) -> Widget {
         let caption = Make.label(label).align(GTK_ALIGN_END)
-        gtk_label_set_mnemonic_widget(caption.opaque, widget.raw)
         widget.accessibleName(label).expand(horizontally: true)
         grid.attach(caption, column: 0, row: rows)
         grid.attach(widget, column: 1, row: rows)

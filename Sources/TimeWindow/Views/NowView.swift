@@ -72,6 +72,8 @@ final class NowView {
         elapsed.text = model.elapsed
         guard model != self.model else { return }
         project.setMarkup(model.state == "idle" ? "Not tracking" : coloredName(model.projectName, color: model.projectColor))
+        // A screen reader says the name, not the color dot.
+        project.accessibleName(model.state == "idle" ? "Not tracking" : model.projectName)
         category.text = model.category
         category.isVisible = !model.category.isEmpty
         elapsed.isVisible = model.state != "idle"

@@ -12,7 +12,8 @@ final class ProjectDialog {
     private let dialog: DialogWindow
     private let signals = SignalBag()
     private let name, color, category, rate, target: Widget
-    private let archived = Make.check("Archived")
+    /// Its caption is the form's label.
+    private let archived = Make.check("")
     private var selfReference: ProjectDialog?
 
     init(context: WindowContext, editing existing: Project?) {

@@ -16,6 +16,8 @@ final class ProjectsView {
     private let manageCategories = Make.button("Categories")
     private var rowProjects: [UnsafeMutableRawPointer: UInt64] = [:]
     private var rows: [Widget] = []
+    /// Each row's `row.activate`, which keyboard and assistive technologies invoke.
+    private var rowActions: [WidgetActions] = []
 
     init(context: WindowContext) {
         self.context = context
@@ -27,15 +29,21 @@ final class ProjectsView {
         signals.clicked(manageCategories) { CategoriesDialog(context: context).present() }
         signals.on(showArchived, "toggled") { [weak self] in self?.show() }
         signals.on(list.object, "row-activated") { [weak self] (row: UnsafeMutableRawPointer?) in
-            guard let self, let row, let id = self.rowProjects[row], self.context.canChange else { return }
-            context.send(NowModel.start(projectID: id))
+            guard let self, let row, let id = self.rowProjects[row] else { return }
+            self.start(id)
         }
         context.onProjectsChanged.append { [weak self] in self?.show() }
+    }
+
+    private func start(_ id: UInt64) {
+        guard context.canChange else { return }
+        context.send(NowModel.start(projectID: id))
     }
 
     func show() {
         list.removeAllRows()
         rows = []
+        rowActions = []
         rowProjects = [:]
         rowSignals = SignalBag()
         let projects = context.projects.filter { showArchived.isActive || !$0.archived }
@@ -51,7 +59,10 @@ final class ProjectsView {
             if project.name == open { subtitle += " · tracking now" }
             adw_action_row_set_subtitle(actionRow, xmlEscape(subtitle))
             gtk_list_box_row_set_activatable(row.typed(), 1)
-            row.accessibleName(project.name)
+            // The row's title is its accessible name; the action is how it is activated.
+            let actions = WidgetActions(on: row, prefix: "row")
+            actions.add("activate") { [weak self] in self?.start(project.id) }
+            rowActions.append(actions)
             let dot = Make.label("")
             dot.setMarkup(coloredName("", color: project.color))
             adw_action_row_add_prefix(actionRow, dot.raw)
