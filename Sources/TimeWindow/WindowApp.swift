@@ -36,11 +36,12 @@ public enum WindowApp {
                 fputs("time-tracker: cannot connect to the session bus (\(error)); run it inside a desktop session.\n", stderr)
                 return
             }
+            // Ask for the agent's state first: its answer comes while the window is being built.
+            link.connect()
             let shared = WindowContext(link: link)
             let made = MainWindow(application: application, context: shared)
             window = made
             made.present()
-            link.connect()
         }
         let status = application.run(arguments: arguments)
         window = nil
