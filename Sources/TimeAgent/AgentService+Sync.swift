@@ -17,6 +17,11 @@ final class AgentSync {
     static let flushDelay: guint = 2
     /// The kept state's read problem was logged (once per run).
     var keptStateProblemLogged = false
+    /// What one batch of enabling or merging aims to take, so that a call waits at most about
+    /// that long for an answer (the contract's 50 ms, with room for the call itself).
+    static let batchMicroseconds: Int64 = 20_000
+    /// Records merged since sync started, as of the last batch (to log and refresh after a round).
+    var mergedBefore = 0
 }
 
 /// Sync across devices on the bus (the contract's "Sync across devices"; docs/sync.md): the
@@ -74,12 +79,17 @@ extension AgentService {
     private func startSync(_ settings: SyncSettings) {
         sync.folder = settings.folder
         do {
+            // Publishing the history and merging what the folder holds go in batches, one per
+            // turn of the main loop (an idle source), so that calls are answered meanwhile.
             let engine = try SyncEngine(tracker: tracker, folder: settings.folder, device: settings.device,
-                                        deviceName: settings.name, wallMilliseconds: wallMilliseconds)
+                                        deviceName: settings.name, wallMilliseconds: wallMilliseconds, deferringWork: true)
             sync.engine = engine
+            sync.mergedBefore = engine.mergedSinceStart
             sync.watch = FolderWatch { [weak self] folder in self?.folderChanged(folder) }
             watchDevices()
-            report(engine.problems)
+            sync.state = "ok"
+            sync.message = ""
+            scheduleSyncStep()
             Log.info("sync on: \(settings.folder) as \(settings.name) (\(settings.device))")
         } catch {
             sync.state = "error"
@@ -124,6 +134,8 @@ extension AgentService {
                 sync.flushSource = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT_IDLE, AgentSync.flushDelay, syncFlushDue,
                                                               Unmanaged.passUnretained(self).toOpaque(), nil)
             }
+            // A batch that failed (the log could not be written, say) is tried again after a change.
+            scheduleSyncStep()
         } catch {
             // The change itself is safe in the store; the next publish (or start) writes it.
             sync.state = "error"
@@ -134,23 +146,41 @@ extension AgentService {
 
     private func folderChanged(_ folder: String) {
         watchDevices()
-        guard sync.mergeSource == 0 else { return }
-        // One merge for a burst of events, from an idle source (never re-entrantly).
+        sync.engine?.folderChanged()
+        scheduleSyncStep()
+    }
+
+    /// One batch for a burst of events, from an idle source (never re-entrantly): it runs when
+    /// nothing of higher priority (a D-Bus call) is ready.
+    private func scheduleSyncStep() {
+        guard sync.mergeSource == 0, sync.engine?.hasPendingWork == true else { return }
         sync.mergeSource = g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, syncMergeDue, Unmanaged.passUnretained(self).toOpaque(), nil)
     }
 
-    fileprivate func mergeNow() {
+    /// One batch of publishing the history or merging, then back to the main loop; the batch's
+    /// size follows the time the last one took (between 16 and 1,024 records).
+    fileprivate func stepNow() {
         sync.mergeSource = 0
-        sync.recheckSource = 0
         guard let engine = sync.engine else { return }
+        let began = g_get_monotonic_time()
         do {
-            let count = try engine.merge(wallMilliseconds: wallMilliseconds)
+            let more = try engine.step(wallMilliseconds: wallMilliseconds)
+            let took = max(Int64(g_get_monotonic_time() - began), 1)
+            let aimed = Int64(engine.batchLimit) * AgentSync.batchMicroseconds / took
+            engine.batchLimit = Int(min(max(aimed, Int64(engine.batchLimit / 2), 16), Int64(engine.batchLimit * 2), 1024))
+            if more {
+                scheduleSyncStep()
+                return
+            }
+            let count = engine.mergedSinceStart - sync.mergedBefore
+            sync.mergedBefore = engine.mergedSinceStart
             if count > 0 { Log.info("merged \(count) records from the sync folder") }
+            sync.recheckSource = 0
             report(engine.problems)
             if count > 0 { refreshAfterChange() }
         } catch {
             sync.state = "error"
-            sync.message = "Changes from the sync folder could not be merged (\(error)); nothing was changed. They are tried again when the folder changes."
+            sync.message = "Changes from the sync folder could not be merged, or this device's history could not be published (\(error)); nothing was changed. They are tried again when the folder changes."
         }
         announceSync()
     }
@@ -248,7 +278,7 @@ extension AgentService {
 }
 
 private func syncMergeDue(_ data: gpointer?) -> gboolean {
-    Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().mergeNow()
+    Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().stepNow()
     return 0  // G_SOURCE_REMOVE
 }
 

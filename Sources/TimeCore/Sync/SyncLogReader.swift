@@ -30,30 +30,34 @@ public struct SyncLogReader: Sendable {
         self.layout = layout; self.cursors = cursors
     }
 
-    /// New records of every device but `own`, device by device in a fixed order.
-    public mutating func readNew(except own: String?) -> (records: [SyncRecord], problems: [SyncReadProblem]) {
+    /// New records of every device but `own`, device by device in a fixed order; at most `limit`
+    /// of them (a merge in batches, docs/sync.md "Enabling, disabling"): the cursors then stand
+    /// after the last one taken, and the next call goes on from there.
+    public mutating func readNew(except own: String?, limit: Int = .max) -> (records: [SyncRecord], problems: [SyncReadProblem]) {
         var records: [SyncRecord] = []
         var problems: [SyncReadProblem] = []
         for device in layout.devices() where device != own {
-            let (more, problem) = readNew(device: device)
+            let (more, problem) = readNew(device: device, limit: limit - records.count)
             records += more
             if let problem { problems.append(problem) }
+            if records.count >= limit { break }
         }
         return (records, problems)
     }
 
-    public mutating func readNew(device: String) -> (records: [SyncRecord], problem: SyncReadProblem?) {
+    public mutating func readNew(device: String, limit: Int = .max) -> (records: [SyncRecord], problem: SyncReadProblem?) {
         var cursor = cursors[device] ?? SyncCursor()
         defer { cursors[device] = cursor }
         let numbers = layout.changeFiles(of: device)
         var records: [SyncRecord] = []
         for number in numbers where number >= cursor.fileNumber {
+            if records.count >= limit { break }
             let moving = number > cursor.fileNumber
             if moving && number != cursor.fileNumber + 1 { break }  // a file between has not arrived
             var trial = cursor
             if moving { trial.fileNumber = number; trial.offset = 0 }
             let path = layout.deviceFolder(device) + "/" + SyncLayout.changeFileName(number)
-            let (read, clean, problem) = SyncLogReader.read(path: path, device: device, cursor: &trial)
+            let (read, clean, problem) = SyncLogReader.read(path: path, device: device, cursor: &trial, limit: limit - records.count)
             // Move on to a newer file only once something of it was taken: until then an older file
             // may still grow (it arrived cut at a line's end).
             if moving && trial.offset == 0 { return (records, problem) }
@@ -66,7 +70,7 @@ public struct SyncLogReader: Sendable {
 
     /// Takes the complete, valid, in-sequence lines of one file from the cursor on. `clean` is
     /// true when the file was read to its end without stopping.
-    static func read(path: String, device: String, cursor: inout SyncCursor)
+    static func read(path: String, device: String, cursor: inout SyncCursor, limit: Int = .max)
         -> (records: [SyncRecord], clean: Bool, problem: SyncReadProblem?) {
         guard let bytes = tail(of: path, from: cursor.offset) else { return ([], false, nil) }
         var records: [SyncRecord] = []
@@ -74,6 +78,7 @@ public struct SyncLogReader: Sendable {
         var lastLine: Range<Int>?
         defer { if let lastLine { cursor.lastSum = SyncCursor.sum(ofLine: bytes[lastLine]) } }
         while start < bytes.count {
+            if records.count >= limit { return (records, false, nil) }  // the rest is the next batch's
             guard let end = bytes[start...].firstIndex(of: 10) else { return (records, false, nil) }  // mid-copy
             let record: SyncRecord
             do {
