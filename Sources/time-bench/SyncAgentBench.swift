@@ -1,0 +1,91 @@
+import DBusKit
+import Glibc
+import TimeCore
+
+/// Enabling sync on a history of `size` sessions, then a second device joining the folder that
+/// holds it, each in a real agent over D-Bus (issue 21, part 3): how long it takes, the agent's
+/// peak memory above what it held idle just before (goal ≤ 64 MiB), and `GetStatus` answered
+/// meanwhile, one call every 10 ms (goal: the slowest within 50 ms).
+func measureSyncAgent(size: Int, options: Options, agentBinary: String, log: (String) -> Void) throws -> [Row] {
+    var rows: [Row] = []
+    func add(_ metric: String, _ unit: String, _ samples: [Double]) { rows.append(Row(size: size, metric: metric, unit: unit, summary: Summary(samples))) }
+    let first = options.work + "/sync-agent-a-\(size)", second = options.work + "/sync-agent-b-\(size)"
+    let folder = options.work + "/sync-agent-folder-\(size)"
+    for path in [first, second, folder] { Files.remove(path) }
+    log("size \(size): sync in the agent: generating the history")
+    var expected = 0
+    do {
+        let home = try DataHome(directory: first)
+        try History.generate(into: home.tracker, sessions: size, now: Int64(time(nil)) - 86400 * 7)
+        expected = try home.tracker.store.allSessions().count
+    }
+    sync()
+    let bus = try PrivateBus(work: options.work)
+    defer { bus.stop() }
+    let client = try BusConnection(address: bus.address)
+    defer { client.close() }
+
+    for (data, name, what) in [(first, "bench-a", "enabling sync"), (second, "bench-b", "joining the folder")] {
+        log("size \(size): sync in the agent: \(what)")
+        let agent = try Agent(binary: agentBinary, dataDirectory: data, address: bus.address)
+        defer {
+            agent.stop()
+            while (try? client.nameHasOwner(busName)) == true { usleep(1000) }
+        }
+        while (try? client.nameHasOwner(busName)) != true { usleep(2000) }
+        usleep(1_000_000)
+        let idle = agent.residentKiB
+        agent.resetPeakMemory()
+        let began = monotonic()
+        _ = try call(client, "EnableSync", [.string(folder), .string(name)])
+        // Done when the agent has used no CPU for a second (its batches run back to back until then).
+        var latencies: [Double] = []
+        var cpu = agent.cpuTicks, quietSince = monotonic()
+        while monotonic() - quietSince < 1 {
+            latencies += try timed(1) { _ = try call(client, "GetStatus") }
+            usleep(10_000)
+            let now = agent.cpuTicks
+            if now != cpu { (cpu, quietSince) = (now, monotonic()) }
+            if monotonic() - began > 600 { throw BenchError("\(what) did not finish within 10 minutes") }
+        }
+        add("sync: \(what) in the agent (until it is idle)", "s", [quietSince - began])
+        add("sync: \(what): peak RSS above the idle agent's", "MiB", [Double(agent.peakResidentKiB - idle) / 1024])
+        add("sync: \(what): GetStatus round trip meanwhile", "ms", latencies)
+    }
+    // What the second device holds is the whole history.
+    let joined = try DataHome(directory: second).tracker.store.allSessions().count
+    guard joined == expected else { throw BenchError("the joining device holds \(joined) of \(expected) sessions") }
+    for path in [first, second, folder] { Files.remove(path) }
+    return rows
+}
+
+extension Agent {
+    /// The most memory the process has held since the last reset (`VmHWM`).
+    var peakResidentKiB: Int { statusField("/proc/\(pid)/status", "VmHWM") ?? 0 }
+
+    /// Starts `VmHWM` over from what the process holds now (Linux: `clear_refs` 5).
+    func resetPeakMemory() {
+        let fd = open("/proc/\(pid)/clear_refs", O_WRONLY)
+        guard fd >= 0 else { return }
+        _ = write(fd, "5", 1)
+        close(fd)
+    }
+
+    /// User and system CPU time used so far, in clock ticks (fields 14 and 15 of /proc/PID/stat).
+    var cpuTicks: Int {
+        guard let bytes = try? Files.read("/proc/\(pid)/stat"), let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return 0 }
+        let fields = String(decoding: bytes[(close + 2)...], as: UTF8.self).split(separator: " ")
+        return fields.count > 12 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
+    }
+}
+
+/// The goals of enabling and joining in the agent (issue 21): memory and answering while it works.
+func syncAgentVerdict(_ row: Row) -> String {
+    if row.metric.hasSuffix("peak RSS above the idle agent's") && row.size == 100_000 {
+        return row.summary.max <= 64 ? "ok (≤ 64)" : "MISSED (goal ≤ 64)"
+    }
+    if row.metric.hasSuffix("GetStatus round trip meanwhile") && row.size == 100_000 {
+        return row.summary.max <= 50 ? "ok (slowest ≤ 50)" : "MISSED (slowest \(format(row.summary.max)), goal ≤ 50)"
+    }
+    return ""
+}
