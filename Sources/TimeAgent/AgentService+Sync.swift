@@ -18,10 +18,15 @@ final class AgentSync {
     /// The kept state's read problem was logged (once per run).
     var keptStateProblemLogged = false
     /// What one batch of enabling or merging aims to take, so that a call waits at most about
-    /// that long for an answer (the contract's 50 ms, with room for the call itself).
-    static let batchMicroseconds: Int64 = 20_000
+    /// that long for an answer (the goal is 50 ms): the batch's flushes (the log's, the slot's, now
+    /// and then the chunks' batch flush) come on top, and on a busy disk they take tens of ms.
+    static let batchMicroseconds: Int64 = 10_000
+    static let stepPriority = G_PRIORITY_DEFAULT_IDLE + 10
     /// Records merged since sync started, as of the last batch (to log and refresh after a round).
     var mergedBefore = 0
+    /// Batch sizes, one for publishing and one for merging (a merged record costs several times
+    /// what a published one does), each following the time its last batch took.
+    var batchLimits = (publishing: 64, merging: 64)
 }
 
 /// Sync across devices on the bus (the contract's "Sync across devices"; docs/sync.md): the
@@ -150,24 +155,31 @@ extension AgentService {
         scheduleSyncStep()
     }
 
-    /// One batch for a burst of events, from an idle source (never re-entrantly): it runs when
-    /// nothing of higher priority (a D-Bus call) is ready.
+    /// One batch for a burst of events, from an idle source (never re-entrantly). Its priority is
+    /// just below the idle source that dispatches D-Bus messages (DBusKitGLib's, at the default
+    /// idle priority): a call that arrived during a batch is answered before the next batch, not
+    /// after it, so it waits for one batch at most.
     private func scheduleSyncStep() {
         guard sync.mergeSource == 0, sync.engine?.hasPendingWork == true else { return }
-        sync.mergeSource = g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, syncMergeDue, Unmanaged.passUnretained(self).toOpaque(), nil)
+        sync.mergeSource = g_idle_add_full(AgentSync.stepPriority, syncMergeDue, Unmanaged.passUnretained(self).toOpaque(), nil)
     }
 
     /// One batch of publishing the history or merging, then back to the main loop; the batch's
-    /// size follows the time the last one took (between 16 and 1,024 records).
+    /// size follows the time the last one of its kind took.
     fileprivate func stepNow() {
         sync.mergeSource = 0
         guard let engine = sync.engine else { return }
         let began = g_get_monotonic_time()
+        let publishing = engine.isPublishing
+        let limit = publishing ? sync.batchLimits.publishing : sync.batchLimits.merging
+        engine.batchLimit = limit
         do {
             let more = try engine.step(wallMilliseconds: wallMilliseconds)
             let took = max(Int64(g_get_monotonic_time() - began), 1)
-            let aimed = Int64(engine.batchLimit) * AgentSync.batchMicroseconds / took
-            engine.batchLimit = Int(min(max(aimed, Int64(engine.batchLimit / 2), 16), Int64(engine.batchLimit * 2), 1024))
+            // Half or twice at most per batch, between 16 and 1,024 records.
+            let aimed = Int(Int64(limit) * AgentSync.batchMicroseconds / took)
+            let next = min(max(aimed, limit / 2, 16), limit * 2, 1024)
+            if publishing { sync.batchLimits.publishing = next } else { sync.batchLimits.merging = next }
             if more {
                 scheduleSyncStep()
                 return

@@ -38,19 +38,26 @@ func measureSyncAgent(size: Int, options: Options, agentBinary: String, log: (St
         agent.resetPeakMemory()
         let began = monotonic()
         _ = try call(client, "EnableSync", [.string(folder), .string(name)])
-        // Done when the agent has used no CPU for a second (its batches run back to back until then).
+        // Done when the store says so, read beside the agent (WAL readers do not wait for it):
+        // the history is published (`sync_published`), or every session is merged.
+        let store = try SQLiteDatabase(path: data + "/time.sqlite", mode: .readOnly)
+        func done() -> Bool {
+            let published = (try? store.queryFirst("SELECT value FROM meta WHERE key = 'sync_published'") { $0.string(0) }) ?? nil
+            let sessions = (try? store.queryFirst("SELECT count(*) FROM sessions") { $0.int(0) }) ?? nil
+            return data == first ? !(published ?? "").isEmpty : sessions == Int64(expected)
+        }
         var latencies: [Double] = []
-        var cpu = agent.cpuTicks, quietSince = monotonic()
-        while monotonic() - quietSince < 1 {
+        var checked = monotonic(), finished = false
+        while !finished {
             latencies += try timed(1) { _ = try call(client, "GetStatus") }
             usleep(10_000)
-            let now = agent.cpuTicks
-            if now != cpu { (cpu, quietSince) = (now, monotonic()) }
+            if monotonic() - checked > 0.1 { (checked, finished) = (monotonic(), done()) }
             if monotonic() - began > 600 { throw BenchError("\(what) did not finish within 10 minutes") }
         }
-        add("sync: \(what) in the agent (until it is idle)", "s", [quietSince - began])
+        add("sync: \(what) in the agent", "s", [monotonic() - began])
         add("sync: \(what): peak RSS above the idle agent's", "MiB", [Double(agent.peakResidentKiB - idle) / 1024])
         add("sync: \(what): GetStatus round trip meanwhile", "ms", latencies)
+        add("sync: \(what): GetStatus calls slower than 50 ms", "calls", [Double(latencies.filter { $0 > 50 }.count)])
     }
     // What the second device holds is the whole history.
     let joined = try DataHome(directory: second).tracker.store.allSessions().count
@@ -69,13 +76,6 @@ extension Agent {
         guard fd >= 0 else { return }
         _ = write(fd, "5", 1)
         close(fd)
-    }
-
-    /// User and system CPU time used so far, in clock ticks (fields 14 and 15 of /proc/PID/stat).
-    var cpuTicks: Int {
-        guard let bytes = try? Files.read("/proc/\(pid)/stat"), let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return 0 }
-        let fields = String(decoding: bytes[(close + 2)...], as: UTF8.self).split(separator: " ")
-        return fields.count > 12 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
     }
 }
 

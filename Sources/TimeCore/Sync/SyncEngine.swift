@@ -119,6 +119,9 @@ public final class SyncEngine {
     /// The most records one batch's change held (publishing or merging): what bounds its memory.
     public internal(set) var largestBatch = 0
 
+    /// Publishing the history is under way (the next step publishes, and does not merge).
+    public var isPublishing: Bool { publishing != nil }
+
     /// Work left from enabling or from files that arrived: publishing the history, merging.
     public var hasPendingWork: Bool { publishing != nil || moreToMerge }
 
