@@ -28,6 +28,8 @@ final class AgentSync {
     /// Batch sizes, one for publishing and one for merging (a merged record costs several times
     /// what a published one does), each following the time its last batch took.
     var batchLimits = (publishing: 64, merging: 64)
+    /// The round under way is the recheck of a bad line (its end reports what it found).
+    var rechecking = false
 }
 
 /// Sync across devices on the bus (the contract's "Sync across devices"; docs/sync.md): the
@@ -108,6 +110,7 @@ extension AgentService {
     func stopSync() {
         if sync.mergeSource != 0 { g_source_remove(sync.mergeSource); sync.mergeSource = 0 }
         if sync.recheckSource != 0 { g_source_remove(sync.recheckSource); sync.recheckSource = 0 }
+        sync.rechecking = false
         if sync.flushSource != 0 { g_source_remove(sync.flushSource); sync.flushSource = 0 }
         do { try sync.engine?.stop() } catch let error as SyncEngine.MergedStateNotKept {
             Log.warning("\(error)")
@@ -192,9 +195,13 @@ extension AgentService {
             let count = engine.mergedSinceStart - sync.mergedBefore
             sync.mergedBefore = engine.mergedSinceStart
             if count > 0 { Log.info("merged \(count) records from the sync folder (\(engine.batches) changes since sync started)") }
-            sync.recheckSource = 0
-            report(engine.problems)
-            if count > 0 { refreshAfterChange() }
+            if sync.rechecking {
+                reportRecheck(engine.problems)
+            } else {
+                sync.recheckSource = 0
+                report(engine.problems)
+                if count > 0 { refreshAfterChange() }
+            }
         } catch {
             sync.state = "error"
             sync.message = "Changes from the sync folder could not be merged, or this device's history could not be published (\(error)); nothing was changed. They are tried again when the folder changes."
@@ -230,18 +237,25 @@ extension AgentService {
         }
     }
 
+    /// A bad line still there 5 s later is reported: the folder is read again, in batches like
+    /// any merge, and the round's end says what it found.
     fileprivate func recheck() {
         sync.recheckSource = 0
         guard let engine = sync.engine else { return }
-        _ = try? engine.merge(wallMilliseconds: wallMilliseconds)
-        if !engine.problems.isEmpty {
+        sync.rechecking = true
+        engine.folderChanged()
+        scheduleSyncStep()
+    }
+
+    private func reportRecheck(_ problems: [SyncReadProblem]) {
+        sync.rechecking = false
+        if !problems.isEmpty {
             sync.state = "error"
-            sync.message = "A change file in the sync folder is damaged: \(engine.problems[0]). Changes after it wait; if the sync engine does not repair it, restore that file from the device that wrote it."
+            sync.message = "A change file in the sync folder is damaged: \(problems[0]). Changes after it wait; if the sync engine does not repair it, restore that file from the device that wrote it."
         } else {
             sync.state = "ok"; sync.message = ""
         }
         refreshAfterChange()
-        announceSync()
     }
 
     func announceSync() {

@@ -101,7 +101,7 @@ struct Row {
 /// Returns a verdict for a row, or "" where there is no goal for it.
 func verdict(_ row: Row, in rows: [Row]) -> String {
     let median = row.summary.median
-    if case let agent = syncAgentVerdict(row), !agent.isEmpty { return agent }
+    if case let agent = syncAgentVerdict(row, in: rows), !agent.isEmpty { return agent }
     func atMost(_ limit: Double) -> String { median <= limit ? "ok (≤ \(format(limit)))" : "MISSED (goal ≤ \(format(limit)))" }
     switch row.metric {
     case "D-Bus round trip: Pause" where row.size == 100_000, "D-Bus round trip: Resume" where row.size == 100_000:
