@@ -52,6 +52,19 @@ extension SyncEngine {
             publishing = nil
             return
         }
+        // Sessions the merged state holds as made here and live, and the store does not: a few
+        // thousand looked at per step; a change only when some are found.
+        var gone: [String] = []
+        if current.stage == .gone {
+            let (ids, last) = try replica.sessionIDs(after: current.after, scanning: min(limit, 1 << 20) * 8, absentFrom: store.database)
+            gone = ids.filter { id in replica.entity(.session, id).map { $0.isLive && $0.created?.device == device } ?? false }
+            next = last.map { SyncPublishing(stage: .gone, after: $0) } ?? SyncPublishing(stage: .done)
+            if gone.isEmpty {
+                publishing = next
+                try saveMergedState(publishing: next)
+                return
+            }
+        }
         batches += 1
         try tracker.change(recordingStep: false) {
             func note(_ kind: SyncKind, _ gid: String, _ field: String) throws {
@@ -77,12 +90,7 @@ extension SyncEngine {
                 for (_, gid) in rows { try note(.session, gid, SyncStore.wholeRecord) }
                 next = rows.count < limit ? SyncPublishing(stage: .gone) : SyncPublishing(stage: .sessions, after: String(rows.last!.0))
             case .gone:
-                let ids = try replica.sessionIDs(after: current.after, limit: limit, absentFrom: store.database)
-                for id in ids {
-                    guard let entity = replica.entity(.session, id), entity.isLive, entity.created?.device == device else { continue }
-                    try note(.session, id, SyncStore.deleted)
-                }
-                next = ids.count < limit ? SyncPublishing(stage: .done) : SyncPublishing(stage: .gone, after: ids.last!)
+                for id in gone { try note(.session, id, SyncStore.deleted) }
             case .done: break
             }
         }
@@ -96,20 +104,24 @@ extension SyncEngine {
 }
 
 extension SyncReplica {
-    /// Global ids of sessions the merged state holds (live or not) and the store does not, in
-    /// their order, after `after`, at most `limit` (publishing looks for those deleted here).
-    func sessionIDs(after: String, limit: Int, absentFrom store: SQLiteDatabase) throws -> [String] {
+    /// Global ids of sessions the merged state holds (live or not) and the store does not, among
+    /// the next `scanning` after `after` in their order, and the last one looked at (nil when
+    /// none was left): publishing looks for those deleted here while sync was off.
+    func sessionIDs(after: String, scanning: Int, absentFrom store: SQLiteDatabase) throws -> (ids: [String], last: String?) {
         func absent(_ id: String) throws -> Bool {
             try store.queryFirst("SELECT 1 FROM sessions WHERE gid = ?", .text(id)) { _ in true } == nil
         }
-        var ids = Set(try backing?.database.query("""
-            SELECT id FROM sync_entities e WHERE kind = 'session' AND id > ?
-                AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.gid = e.id) ORDER BY id LIMIT ?
-            """, .text(after), .integer(Int64(limit))) { $0.string(0) } ?? [])
-        // Not saved yet: in memory only.
-        for id in sessionIDsInMemory where id > after && !ids.contains(id) {
-            if try absent(id) { ids.insert(id) }
+        let scanned = try backing?.database.query("SELECT id FROM sync_entities WHERE kind = 'session' AND id > ? ORDER BY id LIMIT ?",
+                                                  .text(after), .integer(Int64(scanning))) { $0.string(0) } ?? []
+        // Done when the file has no more; sessions not saved yet (in memory only) are looked at last.
+        let last = scanned.count < scanning ? nil : scanned.last
+        var ids = try scanned.filter(absent)
+        if last == nil, let backing {
+            for id in sessionIDsInMemory where !scanned.contains(id) {
+                let inFile = try backing.database.queryFirst("SELECT 1 FROM sync_entities WHERE kind = 'session' AND id = ?", .text(id)) { _ in true }
+                if inFile == nil, try absent(id) { ids.append(id) }
+            }
         }
-        return Array(ids.sorted().prefix(limit))
+        return (ids.sorted(), last)
     }
 }

@@ -8,7 +8,7 @@ public final class SyncEngine {
     public let device: String
     let writer: SyncLogWriter
     var reader: SyncLogReader
-    public private(set) var replica = SyncReplica()
+    public internal(set) var replica = SyncReplica()
     /// Complete lines that could not be read, as of the last merge.
     public private(set) var problems: [SyncReadProblem] = []
 
@@ -28,7 +28,7 @@ public final class SyncEngine {
         self.tracker = tracker
         layout = SyncLayout(folder: folder)
         self.device = device
-        let backing = SyncReplicaStore(database: tracker.store.database)
+        let backing = try SyncReplicaStore.beside(tracker.store)
         let positions = SyncPositions.load(tracker.store, root: layout.root)
         let held = positions?.held(in: layout) ?? [:]
         var kept = try backing.root() == layout.root ? positions.flatMap { saved in
@@ -89,6 +89,7 @@ public final class SyncEngine {
         let gate = SyncGate(inner: tracker.recorder, engine: self)
         tracker.recorder = gate
         keeper?.slotAttachment = { [weak self] in self?.outboxAttachment() ?? [] }
+        keeper?.slotAttachmentPending = { [weak self] in self?.stagedLines.isEmpty == false }
         // Everything is compared with the store when sync is enabled (changes made while it was
         // off were not noted), in batches, from where a run stopped by a crash had got to; when
         // it resumes after a restart, what the store noted is enough.
@@ -213,6 +214,7 @@ public final class SyncEngine {
     public func stop() throws {
         let keeper = SyncGate.keeper(of: tracker.recorder)
         if let gate = tracker.recorder as? SyncGate, gate.engine === self { tracker.recorder = gate.inner }
+        keeper?.slotAttachmentPending = nil
         do {
             try writer.flush()
             keeper?.slotAttachment = nil
@@ -252,7 +254,7 @@ public final class SyncEngine {
 
     /// Records stamped in the change under way, not yet this device's (the change may be refused).
     private var staged: (records: [SyncRecord], clock: HybridClock)?
-    private var stagedLines: [[UInt8]] = []
+    var stagedLines: [[UInt8]] = []
     /// The slot written in this change carried the outbox with the staged records.
     private var carried = false
     /// After this many records not yet flushed, the log is flushed with the change that adds them.
@@ -356,75 +358,9 @@ public final class SyncEngine {
         return records.count
     }
 
-    // MARK: The merged state kept in the store
-
     /// Where the store holds every other device's records through, as of the last merge committed.
     var mergedCursors: [String: SyncCursor] = [:]
 
-    /// Writes the merged state and the positions it stands for (inside the caller's transaction):
-    /// the other devices' as given, this device's as flushed in its log.
-    func writeMergedState(foreign: [String: SyncCursor]) throws {
-        var devices = foreign
-        devices[device] = writer.flushedCursor
-        if let backing = replica.backing { try replica.write(to: backing) }
-        // A kept state that could not be read back was dropped with its positions: none are saved.
-        guard replica.backing?.unreadable == nil else { return }
-        try SyncPositions(root: layout.root, devices: devices).save(tracker.store)
-    }
-
-    /// Keeps the merged state in the store between merges (after this device's changes), outside
-    /// the change gate: it is derived from the folder, in no snapshot and no undo step. Not while
-    /// records of other devices wait to be written into the store: the kept state must never hold
-    /// one the store does not.
-    ///
-    /// With `publishing`, where publishing the history has got to is saved in the same
-    /// transaction (even when the merged state cannot be kept yet: that only costs the time of
-    /// comparing those records again after a crash).
-    func saveMergedState(publishing progress: SyncPublishing? = nil) throws {
-        let store = tracker.store, root = layout.root, device = device
-        guard unmaterialized.isEmpty, waiting.isEmpty else {
-            if let progress { try SyncEngine.outsideTheGate(store) { try progress.save(store, root: root, device: device) } }
-            return
-        }
-        var positions = mergedCursors
-        positions[device] = writer.flushedCursor
-        guard progress != nil || replica.hasUnsaved || SyncPositions.load(store, root: root)?.devices != positions else { return }
-        try SyncEngine.outsideTheGate(store) {
-            try writeMergedState(foreign: mergedCursors)
-            try progress?.save(store, root: root, device: device)
-        }
-        replica.didSave()
-    }
-
-    /// A transaction of its own for sync's derived tables (never user data).
-    static func outsideTheGate(_ store: Store, _ body: () throws -> Void) throws {
-        try store.begin()
-        do {
-            try body()
-            try store.commit()
-        } catch {
-            store.rollback()
-            throw error
-        }
-    }
-
     /// Entities merged but not yet written to the store (a refused change is tried again).
     var unmaterialized: [(SyncKind, String)] = []
-}
-
-/// The fields of a record as sync writes them (docs/sync.md, "A record").
-enum SyncFields {
-    static func category(_ category: Category) -> [String: JSON] { ["name": .string(category.name)] }
-
-    static func project(_ project: Project, categoryGID: String) -> [String: JSON] {
-        ["name": .string(project.name), "color": .string(project.color), "category": .string(categoryGID), "archived": .bool(project.archived)]
-    }
-
-    static func session(_ session: WorkSession, projectGID: String) -> [String: JSON] {
-        [
-            "project": .string(projectGID), "start": .int(session.start), "end": session.end.map(JSON.int) ?? .null,
-            "note": .string(session.note), "unrecorded": .int(session.unrecordedSeconds),
-            "segments": .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) }),
-        ]
-    }
 }
