@@ -390,7 +390,10 @@ do {
         }
         if options.changesOnly { continue }
         rows += try measureImport(size: size, options: options) { printError($0) }
-        if !options.importOnly { rows += try measureSync(size: size, options: options) { printError($0) } }
+        if !options.importOnly {
+            rows += try measureSync(size: size, options: options) { printError($0) }
+            rows += try measureSyncAgent(size: size, options: options, agentBinary: agentBinary) { printError($0) }
+        }
     }
 } catch {
     printError("\(error)")

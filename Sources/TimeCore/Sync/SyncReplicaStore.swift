@@ -93,6 +93,9 @@ final class SyncReplicaStore {
             let database = try SQLiteDatabase(path: path, mode: .readWriteCreate)
             try database.execute("PRAGMA journal_mode = WAL")
             try database.execute("PRAGMA synchronous = NORMAL")
+            // Enabling or joining writes it by the megabyte: checkpoints of 1 MiB (not SQLite's 4)
+            // keep each one short enough for a call waiting behind a batch.
+            try database.execute("PRAGMA wal_autocheckpoint = 256")
             try database.execute(schema)
             for suffix in ["", "-wal", "-shm"] where Files.kind(path + suffix) == .regular { Files.makePrivate(path + suffix) }
             return database
