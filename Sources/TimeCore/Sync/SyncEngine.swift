@@ -99,13 +99,11 @@ public final class SyncEngine {
         moreToMerge = true
         guard !deferringWork else { return }
         while try step(wallMilliseconds: wallMilliseconds) {}
-        // Kept now when it was rebuilt; if the store cannot take it, the next flush tries again.
-        try? saveMergedState()
     }
 
-    /// Records (or, publishing, sessions) per change when enabling and merging: on the 2-core test
-    /// machine a batch of 256 takes about 20–40 ms, so the agent answers a call between two
-    /// within 50 ms, and memory stays a few MiB whatever the history (time-bench's sync rows).
+    /// Records (or, publishing, sessions) per change when enabling and merging, unless the caller
+    /// says otherwise: memory holds one batch, whatever the history. The agent sizes its batches
+    /// by the time they take instead (AgentSync), so that a call waits for one short batch at most.
     public static let defaultBatchLimit = 256
     /// Records (or sessions) per change of a batch; the agent adapts it to the time a batch takes.
     public var batchLimit: Int
@@ -140,7 +138,12 @@ public final class SyncEngine {
             let count = try mergeBatch(wallMilliseconds: wallMilliseconds, limit: max(1, batchLimit))
             if startPending { readAtStart += count }
         }
-        if !hasPendingWork { startPending = false }
+        if !hasPendingWork && startPending {
+            startPending = false
+            // Kept now when it was rebuilt (as at the end of an undeferred start); if the store
+            // cannot take it, the next flush tries again.
+            try? saveMergedState()
+        }
         return hasPendingWork
     }
 
