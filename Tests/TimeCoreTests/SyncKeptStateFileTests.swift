@@ -30,6 +30,34 @@ final class SyncKeptStateFileTests: SyncTestCase {
         for (file, bytes) in files { try Files.writeDurably(bytes, to: directory + "/laptop/" + file) }
     }
 
+    /// A v11 store whose merged state took most of it: v12 copies the rows into their own file,
+    /// drops them and compacts the store, which ends about the size of its data.
+    func testAVersion11StoreWithALargeMergedStateIsCompactedByV12() throws {
+        let path = directory + "/v11/time.sqlite"
+        try Files.makePrivateDirectory(directory + "/v11")
+        do {
+            let store = try Store(path: path, create: true)
+            try store.database.execute(SyncReplicaStore.storeSchemaV9 + "PRAGMA user_version = 11;")
+            let state = String(repeating: "x", count: 300)
+            try store.database.execute("BEGIN")
+            for index in 0..<3000 {
+                try store.database.run("INSERT INTO sync_entities VALUES('session', ?, 0, ?)", .text(String(index)), .text(state))
+            }
+            try store.database.run("INSERT INTO sync_devices VALUES('d', 5, '[]', 1, 0)")
+            try store.database.run("INSERT INTO meta(key, value) VALUES('sync_replica', '/some/folder/time-tracker')")
+            try store.database.execute("COMMIT")
+            try store.checkpoint()
+        }
+        let before = try XCTUnwrap(Files.size(path))
+        let store = try Store(path: path, create: false)
+        XCTAssertEqual(try store.database.integerPragma("user_version"), Schema.currentVersion)
+        XCTAssertLessThan(try store.database.integerPragma("page_count") * 4096, before / 4, "compacted to a fraction of \(before) bytes")
+        let kept = try SyncReplicaStore.beside(store)
+        XCTAssertEqual(try kept.root(), "/some/folder/time-tracker", "the copy and the store name the same token")
+        XCTAssertEqual(try kept.database.queryFirst("SELECT count(*) FROM sync_entities") { $0.int(0) }, 3000)
+        XCTAssertEqual(try kept.devices().map(\.0), ["d"])
+    }
+
     func testEitherFileLosingTheNewestSaveMakesTheStartRebuild() throws {
         let desktop = try home("desktop")
         try desktop.tracker.createProject(name: "Client A", color: "", category: "")

@@ -14,8 +14,8 @@
 /// v11: an hourly rate and a weekly target on projects (PlanSettings.swift); the currency, the
 ///      overall weekly target and the not-tracking reminder are settings in `meta`.
 /// v12: the merged state of v9 leaves the store for a file of its own (SyncReplicaStore.swift),
-///      so that a start's quick_check and raw archive read only the data; the store is then
-///      compacted once (VACUUM), and the next start with sync on rebuilds the state from the folder.
+///      so that a start's quick_check and raw archive read only the data: copied there first
+///      (Store.init), then dropped from the store, which is compacted once (VACUUM).
 enum Schema {
     static let currentVersion: Int64 = 12
     static let oldestVersion: Int64 = 2

@@ -32,22 +32,28 @@ final class SyncReplicaStore {
 
     static let tables: Set<String> = ["sync_entities", "sync_devices", "sync_kept"]
 
-    static let schema = """
-        CREATE TABLE IF NOT EXISTS sync_entities(
-            kind TEXT NOT NULL,
-            id TEXT NOT NULL,
-            open INTEGER NOT NULL,
-            state TEXT NOT NULL,
-            PRIMARY KEY(kind, id)) WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS sync_entities_open ON sync_entities(kind) WHERE open = 1;
-        CREATE TABLE IF NOT EXISTS sync_devices(
-            device TEXT PRIMARY KEY,
-            applied_through INTEGER NOT NULL,
-            applied_extra TEXT NOT NULL,
-            newest_time INTEGER NOT NULL,
-            newest_counter INTEGER NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS sync_kept(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-        """
+    static let schema = schema(in: "")
+
+    /// The tables, in the database attached as `prefix` ("" for the connection's own).
+    static func schema(in prefix: String) -> String {
+        let p = prefix.isEmpty ? "" : prefix + "."
+        return """
+            CREATE TABLE IF NOT EXISTS \(p)sync_entities(
+                kind TEXT NOT NULL,
+                id TEXT NOT NULL,
+                open INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                PRIMARY KEY(kind, id)) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS \(p)sync_entities_open ON sync_entities(kind) WHERE open = 1;
+            CREATE TABLE IF NOT EXISTS \(p)sync_devices(
+                device TEXT PRIMARY KEY,
+                applied_through INTEGER NOT NULL,
+                applied_extra TEXT NOT NULL,
+                newest_time INTEGER NOT NULL,
+                newest_counter INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS \(p)sync_kept(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+            """
+    }
 
     /// v9's tables, kept in the store until v12 moved them out (`Schema`).
     static let storeSchemaV9 = """
@@ -66,13 +72,50 @@ final class SyncReplicaStore {
             newest_counter INTEGER NOT NULL) WITHOUT ROWID;
         """
 
-    /// v12: the merged state leaves the store for its own file; the next start rebuilds it there
-    /// from the folder (what the store holds of other devices is known from the positions).
+    /// v12: the merged state leaves the store for its own file. `copyOutOfStore` has copied it
+    /// there just before, with a token in both; where it could not, `sync_replica` still holds a
+    /// bare folder root, which is no file's token: the next start rebuilds from the folder.
     static let storeSchemaV12 = """
         DROP TABLE IF EXISTS sync_entities;
         DROP TABLE IF EXISTS sync_devices;
-        DELETE FROM meta WHERE key = 'sync_replica';
         """
+
+    /// Before migration v12: copies the merged state a v9–v11 store kept into the file beside it,
+    /// in one transaction over both (SQLite streams it: memory does not grow with it), and gives
+    /// both the same new token. Atomic in each file but not across the two, like every save: a
+    /// power cut that keeps one side leaves tokens that differ, and the start rebuilds.
+    static func copyOutOfStore(_ store: SQLiteDatabase, storePath: String) throws {
+        let version = try store.integerPragma("user_version")
+        guard (9..<12).contains(version),
+              let root = try store.queryFirst("SELECT value FROM meta WHERE key = ?", .text(rootKey), row: { $0.string(0) })
+        else { return }
+        let path = SyncReplicaStore.path(besideStore: storePath)
+        for suffix in ["", "-wal", "-shm", "-journal"] { Files.remove(path + suffix) }
+        // Made by a connection of its own (the store's was opened without the right to create
+        // files, which an attached database inherits), in WAL mode, private.
+        do {
+            let file = try SQLiteDatabase(path: path, mode: .readWriteCreate)
+            try file.execute("PRAGMA journal_mode = WAL")
+            try file.execute(schema)
+        }
+        for suffix in ["", "-wal", "-shm"] where Files.kind(path + suffix) == .regular { Files.makePrivate(path + suffix) }
+        try store.run("ATTACH DATABASE ? AS kept", .text(path))
+        defer { try? store.execute("DETACH DATABASE kept") }
+        let token = SyncRecord.newID() + " " + root
+        try store.execute("BEGIN IMMEDIATE")
+        do {
+            try store.execute("""
+                INSERT INTO kept.sync_entities SELECT kind, id, open, state FROM main.sync_entities;
+                INSERT INTO kept.sync_devices SELECT device, applied_through, applied_extra, newest_time, newest_counter FROM main.sync_devices;
+                """)
+            try store.run("INSERT OR REPLACE INTO kept.sync_kept(key, value) VALUES('token', ?)", .text(token))
+            try store.run("UPDATE main.meta SET value = ? WHERE key = ?", .text(token), .text(rootKey))
+            try store.execute("COMMIT")
+        } catch {
+            try? store.execute("ROLLBACK")
+            throw error
+        }
+    }
 
     /// The file beside a store file: `time.sqlite` → `time-sync.sqlite`.
     static func path(besideStore path: String) -> String {
