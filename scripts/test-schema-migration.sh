@@ -5,7 +5,8 @@
 # payloads; SyncSchemaTests does the same for a v7 store and snapshot, SyncMergedStateTests for a v8 store
 # with sync on (v9 keeps the merged state, rebuilt once), SyncFieldNotesMigrationTests for a real v9
 # store with sync on (v10's notes name the fields written), RatesAndTargetsMigrationTests for a v9
-# store (Tests/Fixtures/store-v9.sql) and the v9 snapshots written beside it (v11: rates and targets).
+# store (Tests/Fixtures/store-v9.sql) and the v9 snapshots written beside it (v11: rates and targets);
+# SyncFieldNotesMigrationTests also takes the real v9 store to v12 (sync's merged state in its own file).
 # Pass --no-build when the tests are already built.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -17,6 +17,19 @@ final class AgentSync {
     static let flushDelay: guint = 2
     /// The kept state's read problem was logged (once per run).
     var keptStateProblemLogged = false
+    /// What one batch of enabling or merging aims to take, so that a call waits at most about
+    /// that long for an answer (the goal is 50 ms): the batch's flushes (the log's, the slot's, now
+    /// and then the chunks' batch flush) come on top, and on a busy disk they take tens of ms.
+    static let batchMicroseconds: Int64 = 10_000
+    static let stepPriority = G_PRIORITY_DEFAULT_IDLE + 10
+    static let smallestBatch = 16
+    /// Records merged since sync started, as of the last batch (to log and refresh after a round).
+    var mergedBefore = 0
+    /// Batch sizes, one for publishing and one for merging (a merged record costs several times
+    /// what a published one does), each following the time its last batch took.
+    var batchLimits = (publishing: 64, merging: 64)
+    /// The round under way is the recheck of a bad line (its end reports what it found).
+    var rechecking = false
 }
 
 /// Sync across devices on the bus (the contract's "Sync across devices"; docs/sync.md): the
@@ -74,12 +87,17 @@ extension AgentService {
     private func startSync(_ settings: SyncSettings) {
         sync.folder = settings.folder
         do {
+            // Publishing the history and merging what the folder holds go in batches, one per
+            // turn of the main loop (an idle source), so that calls are answered meanwhile.
             let engine = try SyncEngine(tracker: tracker, folder: settings.folder, device: settings.device,
-                                        deviceName: settings.name, wallMilliseconds: wallMilliseconds)
+                                        deviceName: settings.name, wallMilliseconds: wallMilliseconds, deferringWork: true)
             sync.engine = engine
+            sync.mergedBefore = engine.mergedSinceStart
             sync.watch = FolderWatch { [weak self] folder in self?.folderChanged(folder) }
             watchDevices()
-            report(engine.problems)
+            sync.state = "ok"
+            sync.message = ""
+            scheduleSyncStep()
             Log.info("sync on: \(settings.folder) as \(settings.name) (\(settings.device))")
         } catch {
             sync.state = "error"
@@ -92,6 +110,7 @@ extension AgentService {
     func stopSync() {
         if sync.mergeSource != 0 { g_source_remove(sync.mergeSource); sync.mergeSource = 0 }
         if sync.recheckSource != 0 { g_source_remove(sync.recheckSource); sync.recheckSource = 0 }
+        sync.rechecking = false
         if sync.flushSource != 0 { g_source_remove(sync.flushSource); sync.flushSource = 0 }
         do { try sync.engine?.stop() } catch let error as SyncEngine.MergedStateNotKept {
             Log.warning("\(error)")
@@ -124,6 +143,8 @@ extension AgentService {
                 sync.flushSource = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT_IDLE, AgentSync.flushDelay, syncFlushDue,
                                                               Unmanaged.passUnretained(self).toOpaque(), nil)
             }
+            // A batch that failed (the log could not be written, say) is tried again after a change.
+            scheduleSyncStep()
         } catch {
             // The change itself is safe in the store; the next publish (or start) writes it.
             sync.state = "error"
@@ -134,23 +155,56 @@ extension AgentService {
 
     private func folderChanged(_ folder: String) {
         watchDevices()
-        guard sync.mergeSource == 0 else { return }
-        // One merge for a burst of events, from an idle source (never re-entrantly).
-        sync.mergeSource = g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, syncMergeDue, Unmanaged.passUnretained(self).toOpaque(), nil)
+        sync.engine?.folderChanged()
+        scheduleSyncStep()
     }
 
-    fileprivate func mergeNow() {
+    /// One batch for a burst of events, from an idle source (never re-entrantly). Its priority is
+    /// just below the idle source that dispatches D-Bus messages (DBusKitGLib's, at the default
+    /// idle priority): a call that arrived during a batch is answered before the next batch, not
+    /// after it, so it waits for one batch at most.
+    private func scheduleSyncStep() {
+        guard sync.mergeSource == 0, sync.engine?.hasPendingWork == true else { return }
+        sync.mergeSource = g_idle_add_full(AgentSync.stepPriority, syncMergeDue, Unmanaged.passUnretained(self).toOpaque(), nil)
+    }
+
+    /// One batch of publishing the history or merging, then back to the main loop; the batch's
+    /// size follows the time the last one of its kind took.
+    fileprivate func stepNow() {
         sync.mergeSource = 0
-        sync.recheckSource = 0
         guard let engine = sync.engine else { return }
+        let began = g_get_monotonic_time()
+        let publishing = engine.isPublishing
+        let limit = publishing ? sync.batchLimits.publishing : sync.batchLimits.merging
+        engine.batchLimit = limit
         do {
-            let count = try engine.merge(wallMilliseconds: wallMilliseconds)
-            if count > 0 { Log.info("merged \(count) records from the sync folder") }
-            report(engine.problems)
-            if count > 0 { refreshAfterChange() }
+            let more = try engine.step(wallMilliseconds: wallMilliseconds)
+            let took = max(Int64(g_get_monotonic_time() - began), 1)
+            // Half or twice at most per batch, between 16 and 1,024 records. A batch's flushes and
+            // its snapshot (one slot, its chunks, an old snapshot pruned) cost about as much as 64
+            // merged records, so small batches make the whole slower (100,000 records: 76 s at 16,
+            // 40 s at 64 on the test machine), but a call waits for a smaller one (at 64, 1.4% of
+            // the calls waited 50–66 ms; at 16, none over 46 ms): answering comes first.
+            let aimed = Int(Int64(limit) * AgentSync.batchMicroseconds / took)
+            let next = min(max(aimed, limit / 2, AgentSync.smallestBatch), limit * 2, 1024)
+            if publishing { sync.batchLimits.publishing = next } else { sync.batchLimits.merging = next }
+            if more {
+                scheduleSyncStep()
+                return
+            }
+            let count = engine.mergedSinceStart - sync.mergedBefore
+            sync.mergedBefore = engine.mergedSinceStart
+            if count > 0 { Log.info("merged \(count) records from the sync folder (\(engine.batches) changes since sync started)") }
+            if sync.rechecking {
+                reportRecheck(engine.problems)
+            } else {
+                sync.recheckSource = 0
+                report(engine.problems)
+                if count > 0 { refreshAfterChange() }
+            }
         } catch {
             sync.state = "error"
-            sync.message = "Changes from the sync folder could not be merged (\(error)); nothing was changed. They are tried again when the folder changes."
+            sync.message = "Changes from the sync folder could not be merged, or this device's history could not be published (\(error)); nothing was changed. They are tried again when the folder changes."
         }
         announceSync()
     }
@@ -183,18 +237,25 @@ extension AgentService {
         }
     }
 
+    /// A bad line still there 5 s later is reported: the folder is read again, in batches like
+    /// any merge, and the round's end says what it found.
     fileprivate func recheck() {
         sync.recheckSource = 0
         guard let engine = sync.engine else { return }
-        _ = try? engine.merge(wallMilliseconds: wallMilliseconds)
-        if !engine.problems.isEmpty {
+        sync.rechecking = true
+        engine.folderChanged()
+        scheduleSyncStep()
+    }
+
+    private func reportRecheck(_ problems: [SyncReadProblem]) {
+        sync.rechecking = false
+        if !problems.isEmpty {
             sync.state = "error"
-            sync.message = "A change file in the sync folder is damaged: \(engine.problems[0]). Changes after it wait; if the sync engine does not repair it, restore that file from the device that wrote it."
+            sync.message = "A change file in the sync folder is damaged: \(problems[0]). Changes after it wait; if the sync engine does not repair it, restore that file from the device that wrote it."
         } else {
             sync.state = "ok"; sync.message = ""
         }
         refreshAfterChange()
-        announceSync()
     }
 
     func announceSync() {
@@ -248,7 +309,7 @@ extension AgentService {
 }
 
 private func syncMergeDue(_ data: gpointer?) -> gboolean {
-    Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().mergeNow()
+    Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().stepNow()
     return 0  // G_SOURCE_REMOVE
 }
 

@@ -105,13 +105,31 @@ func runCrashWorkloadWithSync(folder: String, acks: String, changes: Int) -> Int
     do {
         let home = try DataHome(directory: folder + "/data")
         let tracker = home.tracker
+        let now = Int64(time(nil))
+        // A history made before sync, and another device's in the folder: enabling publishes the
+        // one and merges the other in batches of 3 (docs/sync.md, "Enabling, disabling"), each
+        // batch acknowledged as the agent's idle source would leave it.
+        try tracker.createProject(name: "History", color: "", category: "")
+        for day in 0..<7 { _ = try tracker.addSession(project: 1, start: now - 86400 * Int64(20 + day), duration: "1h", note: "before sync \(day)") }
+        let other = try SyncLogWriter(layout: SyncLayout(folder: folder + "/sync"), device: String(repeating: "d", count: 32))
+        let project = String(repeating: "e", count: 32)
+        try other.append([SyncDraft(kind: .project, id: project, operation: .create, fields: [
+            "name": .string("Elsewhere"), "color": .string("#3465a4"), "category": .string(""), "archived": .bool(false)])]
+            + (0..<8).map { index in
+                let start = now - 86400 * Int64(30 + index)
+                return SyncDraft(kind: .session, id: String(repeating: "f", count: 31) + String(index), operation: .create, fields: [
+                    "project": .string(project), "start": .int(start), "end": .int(start + 1800), "note": .string("elsewhere \(index)"),
+                    "segments": .array([.array([.int(start), .int(start + 1800)])]), "unrecorded": .int(0), "origin": .string(other.device)])
+            }, wallMilliseconds: now * 1000)
         let engine = try SyncEngine(tracker: tracker, folder: folder + "/sync", device: crashDevice, deviceName: "crash",
-                                    wallMilliseconds: Int64(time(nil)) * 1000)
+                                    wallMilliseconds: Int64(time(nil)) * 1000, deferringWork: true, batchLimit: 3)
         func acknowledge() throws { log.add("\(try DataState(store: tracker.store).fingerprint);records=\(engine.lastSequence)") }
         try acknowledge()
-        let now = Int64(time(nil))
+        while try engine.step(wallMilliseconds: Int64(time(nil)) * 1000) { try acknowledge() }
+        try acknowledge()
         var round = 0
-        while log.count <= changes {
+        var made = 0  // the local changes (the batches above are acknowledged too, but are not those)
+        while made < changes {
             let r = round
             let steps: [() throws -> Void] = [
                 { try tracker.addCategory("Area \(r)") },
@@ -124,8 +142,9 @@ func runCrashWorkloadWithSync(folder: String, acks: String, changes: Int) -> Int
                 { try tracker.addSession(project: 1, start: now - 86400 * Int64(2 + r), duration: "45m", note: "by hand \(r)") },
                 { try tracker.updateProject(id: 1, changes: ProjectChanges(name: "Project 0 (\(r))")) },
             ]
-            for (index, step) in steps.enumerated() where log.count <= changes {
+            for (index, step) in steps.enumerated() where made < changes {
                 try step()
+                made += 1
                 try engine.publish(wallMilliseconds: Int64(time(nil)) * 1000)
                 try acknowledge()
                 if index % 4 == 3 { try engine.flushLog() }

@@ -19,6 +19,8 @@ struct Options {
     var changesOnly = false
     /// Only the report rows, over D-Bus (`--reports-only`).
     var reportsOnly = false
+    /// Only enabling sync and joining in the agent (`--sync-agent-only`).
+    var syncAgentOnly = false
 }
 
 func parseOptions() -> Options {
@@ -32,6 +34,7 @@ func parseOptions() -> Options {
         case "--sync-only": options.syncOnly = true
         case "--changes-only": options.changesOnly = true
         case "--reports-only": options.reportsOnly = true
+        case "--sync-agent-only": options.syncOnly = true; options.syncAgentOnly = true
         case "--sizes": options.sizes = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
         case "--window": options.window = Double(arguments.popFirst() ?? "") ?? options.window
         case "--work": options.work = arguments.popFirst() ?? options.work
@@ -51,7 +54,7 @@ func parseOptions() -> Options {
             let folder = arguments.popFirst() ?? "", acks = arguments.popFirst() ?? ""
             exit(runCrashWorkloadWithSync(folder: folder, acks: acks, changes: Int(arguments.popFirst() ?? "") ?? 20))
         case "--help", "-h":
-            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--changes-only] [--reports-only]")
+            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--sync-agent-only] [--changes-only] [--reports-only]")
             print("       time-bench --profile-kind DATA-DIR METRIC N | --profile-sync DATA-DIR SYNC-DIR|- N   (for a profiler; - is sync off)")
             exit(0)
         default:
@@ -98,6 +101,7 @@ struct Row {
 /// Returns a verdict for a row, or "" where there is no goal for it.
 func verdict(_ row: Row, in rows: [Row]) -> String {
     let median = row.summary.median
+    if case let agent = syncAgentVerdict(row, in: rows), !agent.isEmpty { return agent }
     func atMost(_ limit: Double) -> String { median <= limit ? "ok (≤ \(format(limit)))" : "MISSED (goal ≤ \(format(limit)))" }
     switch row.metric {
     case "D-Bus round trip: Pause" where row.size == 100_000, "D-Bus round trip: Resume" where row.size == 100_000:
@@ -377,7 +381,8 @@ do {
     }
     for size in options.sizes where !options.reportsOnly {
         if options.syncOnly {
-            rows += try measureSync(size: size, options: options) { printError($0) }
+            if !options.syncAgentOnly { rows += try measureSync(size: size, options: options) { printError($0) } }
+            rows += try measureSyncAgent(size: size, options: options, agentBinary: agentBinary) { printError($0) }
             continue
         }
         if !options.importOnly {
@@ -385,7 +390,10 @@ do {
         }
         if options.changesOnly { continue }
         rows += try measureImport(size: size, options: options) { printError($0) }
-        if !options.importOnly { rows += try measureSync(size: size, options: options) { printError($0) } }
+        if !options.importOnly {
+            rows += try measureSync(size: size, options: options) { printError($0) }
+            rows += try measureSyncAgent(size: size, options: options, agentBinary: agentBinary) { printError($0) }
+        }
     }
 } catch {
     printError("\(error)")

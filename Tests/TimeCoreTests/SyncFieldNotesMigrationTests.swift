@@ -77,4 +77,41 @@ final class SyncFieldNotesMigrationTests: SyncTestCase {
         XCTAssertEqual(try database.query("SELECT count(*) FROM sync_dirty") { $0.int(0) }, [0])
         try engine.stop()
     }
+
+    /// v12 copies the merged state v9 kept into a file of its own and drops it from the store
+    /// (which is compacted): the first start takes it as it is, reading nothing, and so does the
+    /// next; a copy lost from either side (its token differs) is rebuilt from the folder once.
+    func testAVersion9StoreKeepsItsMergedStateInItsOwnFileFromV12() throws {
+        clock.time = utc(2026, 12, 1, 21)
+        let data = try writeFixture()
+        let v9 = try SQLiteDatabase(path: data + "/time.sqlite", mode: .readOnly)
+        XCTAssertGreaterThan(try v9.queryFirst("SELECT count(*) FROM sync_entities") { $0.int(0) } ?? 0, 0, "v9 kept the merged state in the store")
+        let records = ownRecords().count
+        let pages = try v9.integerPragma("page_count")
+        var home: DataHome? = try home("laptop")
+        let settings = try XCTUnwrap(try home!.tracker.syncSettings())
+        let tables = try home!.tracker.store.database.query("SELECT name FROM sqlite_master WHERE name LIKE 'sync_%' AND type = 'table'") { $0.string(0) }
+        XCTAssertEqual(tables, ["sync_dirty"], "the merged state left the store")
+        let store = home!.tracker.store.database
+        XCTAssertLessThanOrEqual(try store.integerPragma("freelist_count") * 4, try store.integerPragma("page_count"),
+                                 "the store keeps no room for the state it no longer holds (\(pages) pages in v9)")
+        XCTAssertTrue(Files.exists(data + "/time-sync.sqlite"), "copied into its own file")
+        let data0 = try DataState(store: home!.tracker.store)
+        var engine: SyncEngine? = try SyncEngine(tracker: home!.tracker, folder: settings.folder, device: device,
+                                                 deviceName: settings.name, wallMilliseconds: wall)
+        XCTAssertEqual(engine!.readAtStart, 0, "the copy is taken as it is")
+        XCTAssertGreaterThan(records, 0)
+        try engine!.stop()
+        XCTAssertEqual(try DataState(store: home!.tracker.store).differences(from: data0).filter { !$0.contains("color") }, [],
+                       "the store holds what it held (but the color v9 noted, published now)")
+        (engine, home) = (nil, nil)
+        home = try self.home("laptop")
+        engine = try SyncEngine(tracker: home!.tracker, folder: settings.folder, device: device, deviceName: settings.name, wallMilliseconds: wall)
+        XCTAssertEqual(engine!.readAtStart, 0, "and at the next start")
+        var reader = SyncLogReader(layout: SyncLayout(folder: folder))
+        var fresh = SyncReplica()
+        fresh.apply(reader.readNew(except: nil).records)
+        XCTAssertEqual(engine!.replica.view(), fresh.view())
+        try engine!.stop()
+    }
 }

@@ -135,7 +135,7 @@ final class SyncMergedStateTests: SyncTestCase {
             XCTAssertEqual(devices.count, 2)
             let v8 = JSON.sortedObject(["root": saved["root"]!, "devices": .object(devices.filter { $0.0 != laptopID })]).serialized
             try database.execute("""
-                DROP TABLE sync_entities; DROP TABLE sync_devices; DELETE FROM meta WHERE key = 'sync_replica';
+                DELETE FROM meta WHERE key = 'sync_replica';
                 ALTER TABLE projects DROP COLUMN rate_cents; ALTER TABLE projects DROP COLUMN weekly_target;
                 PRAGMA user_version = 8;
                 """)
@@ -143,6 +143,7 @@ final class SyncMergedStateTests: SyncTestCase {
             try database.run("UPDATE meta SET value = ? WHERE key = 'sync_positions'", .text(v8))
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
+        for suffix in ["", "-wal", "-shm"] { Files.remove(directory + "/laptop/time-sync.sqlite" + suffix) }  // v8 had no such file
         laptop = try home("laptop")
         XCTAssertEqual(try laptop!.tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
         let snapshots = try XCTUnwrap(laptop!.keeper).entries.count
@@ -175,7 +176,7 @@ final class SyncMergedStateTests: SyncTestCase {
             return (laptop, try SyncEngine(tracker: laptop.tracker, folder: folder, device: laptopID, deviceName: "laptop", wallMilliseconds: wall))
         }
         func damage(_ kind: String) throws {
-            let database = try SQLiteDatabase(path: directory + "/laptop/time.sqlite", mode: .readWrite)
+            let database = try SQLiteDatabase(path: directory + "/laptop/time-sync.sqlite", mode: .readWrite)
             try database.run("UPDATE sync_entities SET state = '{\"s\":[' WHERE kind = ?", .text(kind))
         }
         do { let (_, a) = try restart(); try a.stop() }

@@ -81,6 +81,10 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// only when a slot is written. Until someone sets it, what the newest slot carried at start
     /// travels on, so that no change made before sync starts drops it.
     public var slotAttachment: (() -> [UInt8])?
+    /// True while the change under way adds to the attachment (sync's records stamped in it): a
+    /// state equal to the newest is then kept again under a new number (by name only), so that a
+    /// slot carries those bytes before they are written anywhere else (docs/sync.md, "One flush").
+    public var slotAttachmentPending: (() -> Bool)?
 
     public init(directory: String, clock: Clock) throws {
         self.directory = directory
@@ -271,7 +275,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         let sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
 
-        if entries.last?.stateHash == stateHash {
+        if entries.last?.stateHash == stateHash && slotAttachmentPending?() != true {
             // The newest kept snapshot already holds this state: nothing new is written.
         } else if let index = entries.lastIndex(where: { $0.stateHash == stateHash }),
                   (try? SnapshotFormat.read(Files.read(entries[index].path)))?.stateHash == stateHash {

@@ -13,8 +13,11 @@
 ///      carries only the fields a person's change set, never what the device derived.
 /// v11: an hourly rate and a weekly target on projects (PlanSettings.swift); the currency, the
 ///      overall weekly target and the not-tracking reminder are settings in `meta`.
+/// v12: the merged state of v9 leaves the store for a file of its own (SyncReplicaStore.swift),
+///      so that a start's quick_check and raw archive read only the data: copied there first
+///      (Store.init), then dropped from the store, which is compacted once (VACUUM).
 enum Schema {
-    static let currentVersion: Int64 = 11
+    static let currentVersion: Int64 = 12
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -70,9 +73,10 @@ enum Schema {
             """),
         Migration(version: 7, name: "undo history", sql: UndoHistory.schema),
         Migration(version: 8, name: "global ids", sql: SyncStore.schema),
-        Migration(version: 9, name: "sync merged state", sql: SyncReplicaStore.schema),
+        Migration(version: 9, name: "sync merged state", sql: SyncReplicaStore.storeSchemaV9),
         Migration(version: 10, name: "sync field notes", sql: SyncStore.fieldNotesSchema),
         Migration(version: 11, name: "rates and targets", sql: PlanSettings.schema),
+        Migration(version: 12, name: "sync merged state apart", sql: SyncReplicaStore.storeSchemaV12),
     ]
 
     enum Status: Equatable {
@@ -109,6 +113,12 @@ enum Schema {
                 try? database.execute("ROLLBACK")
                 throw error
             }
+        }
+        // v12 freed what the merged state took (as much as the data, with sync on): without a
+        // compaction the file, which every raw archive copies, would stay that big.
+        if version >= 9 && version < 12 && target >= 12 {
+            let free = try database.integerPragma("freelist_count"), pages = try database.integerPragma("page_count")
+            if free * 4 > pages { try database.execute("VACUUM") }
         }
     }
 }

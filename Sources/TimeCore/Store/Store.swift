@@ -28,6 +28,9 @@ public final class Store {
             // A commit is not flushed: the snapshot flushed before it is the durable record, and a
             // start-up after a power cut rolls the store forward from it (SnapshotKeeper+RollForward).
             try database.execute("PRAGMA synchronous = NORMAL")
+            // Before v12 drops them: sync's merged state moves to its own file (derived data: if
+            // that fails, the next start with sync on rebuilds it from the folder instead).
+            if path != ":memory:" { try? SyncReplicaStore.copyOutOfStore(database, storePath: path) }
             try Schema.migrate(database)
             // SQLite creates the store with the process umask (0644 by default) and its -wal and
             // -shm with the store's mode: the data is private, 0600 (the data-safety invariants).

@@ -6,9 +6,9 @@ public final class SyncEngine {
     public let tracker: Tracker
     public let layout: SyncLayout
     public let device: String
-    private let writer: SyncLogWriter
-    private var reader: SyncLogReader
-    public private(set) var replica = SyncReplica()
+    let writer: SyncLogWriter
+    var reader: SyncLogReader
+    public internal(set) var replica = SyncReplica()
     /// Complete lines that could not be read, as of the last merge.
     public private(set) var problems: [SyncReadProblem] = []
 
@@ -16,11 +16,19 @@ public final class SyncEngine {
     /// every saved position still names the same line in the files (docs/sync.md, "Start-up"):
     /// then only what was appended since is read. Otherwise the merged state is rebuilt from
     /// every device's files. Publishes what the store holds that the folder does not, then merges.
-    public init(tracker: Tracker, folder: String, device: String, deviceName: String, wallMilliseconds: Int64) throws {
+    ///
+    /// Publishing the whole history (when sync is enabled) and merging what the folder holds go
+    /// in batches of at most `batchLimit` records, each one change of the tracker's gate
+    /// (docs/sync.md, "Enabling, disabling"). With `deferringWork` the batches are left to
+    /// `step(wallMilliseconds:)`, so that the agent returns to its main loop between them;
+    /// otherwise they all run here.
+    public init(tracker: Tracker, folder: String, device: String, deviceName: String, wallMilliseconds: Int64,
+                deferringWork: Bool = false, batchLimit: Int = SyncEngine.defaultBatchLimit) throws {
+        self.batchLimit = batchLimit
         self.tracker = tracker
         layout = SyncLayout(folder: folder)
         self.device = device
-        let backing = SyncReplicaStore(database: tracker.store.database)
+        let backing = try SyncReplicaStore.beside(tracker.store)
         let positions = SyncPositions.load(tracker.store, root: layout.root)
         let held = positions?.held(in: layout) ?? [:]
         var kept = try backing.root() == layout.root ? positions.flatMap { saved in
@@ -58,10 +66,9 @@ public final class SyncEngine {
                                   fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
         }
         if kept != nil {
-            // The store holds every record of the merged state it kept: what follows is new.
+            // The store holds every record of the merged state it kept: what follows is new, and
+            // the merge's batches read it.
             alreadyHeld = replica.recordCount - replica.appliedCount(of: device)
-            waiting = reader.readNew(except: device).records
-            readAtStart += waiting.count
         } else if !held.isEmpty {
             // What the store already holds of the other devices' records (its saved positions
             // match the files) joins the merged state first, so that comparing the store with it
@@ -75,33 +82,83 @@ public final class SyncEngine {
             alreadyHeld = known.count
             waiting = foreign.filter { $0.sequence >= (held[$0.device] ?? 1) }
         }
-        // Everything is compared with the store when sync is enabled (changes made while it was
-        // off were not noted); when it resumes after a restart, what the store noted is enough.
-        let published = layout.root + " " + device
-        if try tracker.store.meta(SyncEngine.publishedKey) != published {
-            try publish(wallMilliseconds: wallMilliseconds, full: true)
-            try tracker.change(recordingStep: false) { try tracker.store.setMeta(SyncEngine.publishedKey, published) }
-        } else {
-            try publish(wallMilliseconds: wallMilliseconds)
-        }
+        // What the store noted and was not published (a crash before its change's records were
+        // stamped) is published first, outside the gate.
+        try publish(wallMilliseconds: wallMilliseconds)
         // From here every change publishes inside the gate; the slot carries the outbox.
         let gate = SyncGate(inner: tracker.recorder, engine: self)
         tracker.recorder = gate
         keeper?.slotAttachment = { [weak self] in self?.outboxAttachment() ?? [] }
-        try merge(wallMilliseconds: wallMilliseconds)
-        // Kept now when it was rebuilt; if the store cannot take it, the next flush tries again.
-        try? saveMergedState()
+        keeper?.slotAttachmentPending = { [weak self] in self?.stagedLines.isEmpty == false }
+        // Everything is compared with the store when sync is enabled (changes made while it was
+        // off were not noted), in batches, from where a run stopped by a crash had got to; when
+        // it resumes after a restart, what the store noted is enough.
+        if try tracker.store.meta(SyncEngine.publishedKey) != layout.root + " " + device {
+            publishing = SyncPublishing.load(tracker.store, root: layout.root, device: device) ?? SyncPublishing()
+        }
+        moreToMerge = true
+        guard !deferringWork else { return }
+        while try step(wallMilliseconds: wallMilliseconds) {}
     }
+
+    /// Records (or, publishing, sessions) per change when enabling and merging, unless the caller
+    /// says otherwise: memory holds one batch, whatever the history. The agent sizes its batches
+    /// by the time they take instead (AgentSync), so that a call waits for one short batch at most.
+    public static let defaultBatchLimit = 256
+    /// Records (or sessions) per change of a batch; the agent adapts it to the time a batch takes.
+    public var batchLimit: Int
+    /// Where publishing the whole history has got to; nil when it is done (or was never needed).
+    var publishing: SyncPublishing?
+    /// The folder may hold records not merged yet (set at start and when the folder changed).
+    public private(set) var moreToMerge = false
+    /// Records merged by the batches since the start (the bench and the tests count them).
+    public private(set) var mergedSinceStart = 0
+    /// Changes made by the batches of publishing and merging (each one verified snapshot).
+    public internal(set) var batches = 0
+    /// The most records one batch's change held (publishing or merging): what bounds its memory.
+    public internal(set) var largestBatch = 0
+
+    /// Publishing the history is under way (the next step publishes, and does not merge).
+    public var isPublishing: Bool { publishing != nil }
+
+    /// Work left from enabling or from files that arrived: publishing the history, merging.
+    public var hasPendingWork: Bool { publishing != nil || moreToMerge }
+
+    /// The folder changed: its new records are merged by the next steps.
+    public func folderChanged() { moreToMerge = true }
+
+    /// Does one batch of the work left (publishing first, then merging), one change of the gate.
+    /// Returns true while more is left: the agent calls it again from an idle source, so that
+    /// D-Bus calls are answered between batches.
+    @discardableResult
+    public func step(wallMilliseconds: Int64) throws -> Bool {
+        if publishing != nil {
+            try publishBatch(wallMilliseconds: wallMilliseconds)
+        } else if moreToMerge {
+            let count = try mergeBatch(wallMilliseconds: wallMilliseconds, limit: max(1, batchLimit))
+            if startPending { readAtStart += count }
+        }
+        if !hasPendingWork && startPending {
+            startPending = false
+            // Kept now when it was rebuilt (as at the end of an undeferred start); if the store
+            // cannot take it, the next flush tries again.
+            try? saveMergedState()
+        }
+        return hasPendingWork
+    }
+
+    /// The start's work is not finished yet (its merges count in `readAtStart`).
+    private var startPending = true
 
     /// Records a start-up put back into the log from the outbox (a power cut had taken them).
     public private(set) var reappended = 0
     /// Meta key: the folder and device whose log holds everything of the store (set once enabled).
     static let publishedKey = "sync_published"
     /// Records of other devices read at start that the store does not hold yet: the first merge's.
-    private var waiting: [SyncRecord] = []
+    var waiting: [SyncRecord] = []
     /// Records of other devices the store already held at start (they were not written again).
     public private(set) var alreadyHeld = 0
-    /// Records read from the folder's files at start (before the first merge reads the rest).
+    /// Records read from the folder's files at start, the start's merges included.
     public private(set) var readAtStart = 0
 
     /// Every device seen: id, name, time (Unix seconds) of its newest change.
@@ -160,6 +217,7 @@ public final class SyncEngine {
     public func stop() throws {
         let keeper = SyncGate.keeper(of: tracker.recorder)
         if let gate = tracker.recorder as? SyncGate, gate.engine === self { tracker.recorder = gate.inner }
+        keeper?.slotAttachmentPending = nil
         do {
             try writer.flush()
             keeper?.slotAttachment = nil
@@ -199,7 +257,7 @@ public final class SyncEngine {
 
     /// Records stamped in the change under way, not yet this device's (the change may be refused).
     private var staged: (records: [SyncRecord], clock: HybridClock)?
-    private var stagedLines: [[UInt8]] = []
+    var stagedLines: [[UInt8]] = []
     /// The slot written in this change carried the outbox with the staged records.
     private var carried = false
     /// After this many records not yet flushed, the log is flushed with the change that adds them.
@@ -252,16 +310,32 @@ public final class SyncEngine {
 
     // MARK: Merging
 
-    /// Reads what other devices appended and brings it into the store as one change (one
-    /// verified snapshot for the whole batch). Returns the number of records merged. When the
-    /// change is refused (storage full, read-only), the entities stay noted and the next merge
-    /// writes them: the merged state never holds something the store has not been asked to.
+    /// Reads what other devices appended and brings it into the store, `batchLimit` records per
+    /// change (one verified snapshot each), after publishing what enabling still has to.
+    /// Returns the number of records merged. When a change is refused (storage full,
+    /// read-only), the entities stay noted and the next merge writes them: the merged state
+    /// never holds something the store has not been asked to.
     @discardableResult
     public func merge(wallMilliseconds: Int64) throws -> Int {
-        let (fresh, problems) = reader.readNew(except: device)
-        self.problems = problems
+        moreToMerge = true
+        let before = mergedSinceStart
+        while try step(wallMilliseconds: wallMilliseconds) {}
+        return mergedSinceStart - before
+    }
+
+    /// One batch of the merge: at most `limit` records read (those the start read and the store
+    /// does not hold yet all go into the first), one change. The positions saved with it stand
+    /// after its last record, so a restart goes on from there.
+    private func mergeBatch(wallMilliseconds: Int64, limit: Int) throws -> Int {
+        let room = max(limit - waiting.count, 0)
+        let (fresh, problems) = room > 0 ? reader.readNew(except: device, limit: room) : ([], [])
+        // Every device is read again by each batch (from its cursor): the last batch's problems are all of them.
+        if room > 0 { self.problems = problems }
+        moreToMerge = fresh.count >= room
         let records = waiting + fresh
         waiting = []
+        mergedSinceStart += records.count
+        largestBatch = max(largestBatch, records.count)
         unmaterialized += replica.apply(records)
         if let newest = replica.newest { writer.observe(newest) }
         guard !unmaterialized.isEmpty else {
@@ -270,6 +344,7 @@ public final class SyncEngine {
             return records.count
         }
         let changed = unmaterialized
+        batches += 1
         try tracker.change(recordingStep: false) {
             let store = tracker.store
             // What the merge writes is the merged state itself, never a change of this device's to
@@ -286,64 +361,9 @@ public final class SyncEngine {
         return records.count
     }
 
-    // MARK: The merged state kept in the store
-
     /// Where the store holds every other device's records through, as of the last merge committed.
-    private var mergedCursors: [String: SyncCursor] = [:]
-
-    /// Writes the merged state and the positions it stands for (inside the caller's transaction):
-    /// the other devices' as given, this device's as flushed in its log.
-    private func writeMergedState(foreign: [String: SyncCursor]) throws {
-        var devices = foreign
-        devices[device] = writer.flushedCursor
-        if let backing = replica.backing { try replica.write(to: backing) }
-        // A kept state that could not be read back was dropped with its positions: none are saved.
-        guard replica.backing?.unreadable == nil else { return }
-        try SyncPositions(root: layout.root, devices: devices).save(tracker.store)
-    }
-
-    /// Keeps the merged state in the store between merges (after this device's changes), outside
-    /// the change gate: it is derived from the folder, in no snapshot and no undo step. Not while
-    /// records of other devices wait to be written into the store: the kept state must never hold
-    /// one the store does not.
-    func saveMergedState() throws {
-        guard unmaterialized.isEmpty, waiting.isEmpty else { return }
-        var positions = mergedCursors
-        positions[device] = writer.flushedCursor
-        guard replica.hasUnsaved || SyncPositions.load(tracker.store, root: layout.root)?.devices != positions else { return }
-        try SyncEngine.outsideTheGate(tracker.store) { try writeMergedState(foreign: mergedCursors) }
-        replica.didSave()
-    }
-
-    /// A transaction of its own for sync's derived tables (never user data).
-    static func outsideTheGate(_ store: Store, _ body: () throws -> Void) throws {
-        try store.begin()
-        do {
-            try body()
-            try store.commit()
-        } catch {
-            store.rollback()
-            throw error
-        }
-    }
+    var mergedCursors: [String: SyncCursor] = [:]
 
     /// Entities merged but not yet written to the store (a refused change is tried again).
-    private var unmaterialized: [(SyncKind, String)] = []
-}
-
-/// The fields of a record as sync writes them (docs/sync.md, "A record").
-enum SyncFields {
-    static func category(_ category: Category) -> [String: JSON] { ["name": .string(category.name)] }
-
-    static func project(_ project: Project, categoryGID: String) -> [String: JSON] {
-        ["name": .string(project.name), "color": .string(project.color), "category": .string(categoryGID), "archived": .bool(project.archived)]
-    }
-
-    static func session(_ session: WorkSession, projectGID: String) -> [String: JSON] {
-        [
-            "project": .string(projectGID), "start": .int(session.start), "end": session.end.map(JSON.int) ?? .null,
-            "note": .string(session.note), "unrecorded": .int(session.unrecordedSeconds),
-            "segments": .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) }),
-        ]
-    }
+    var unmaterialized: [(SyncKind, String)] = []
 }

@@ -30,30 +30,34 @@ public struct SyncLogReader: Sendable {
         self.layout = layout; self.cursors = cursors
     }
 
-    /// New records of every device but `own`, device by device in a fixed order.
-    public mutating func readNew(except own: String?) -> (records: [SyncRecord], problems: [SyncReadProblem]) {
+    /// New records of every device but `own`, device by device in a fixed order; at most `limit`
+    /// of them (a merge in batches, docs/sync.md "Enabling, disabling"): the cursors then stand
+    /// after the last one taken, and the next call goes on from there.
+    public mutating func readNew(except own: String?, limit: Int = .max) -> (records: [SyncRecord], problems: [SyncReadProblem]) {
         var records: [SyncRecord] = []
         var problems: [SyncReadProblem] = []
         for device in layout.devices() where device != own {
-            let (more, problem) = readNew(device: device)
+            let (more, problem) = readNew(device: device, limit: limit - records.count)
             records += more
             if let problem { problems.append(problem) }
+            if records.count >= limit { break }
         }
         return (records, problems)
     }
 
-    public mutating func readNew(device: String) -> (records: [SyncRecord], problem: SyncReadProblem?) {
+    public mutating func readNew(device: String, limit: Int = .max) -> (records: [SyncRecord], problem: SyncReadProblem?) {
         var cursor = cursors[device] ?? SyncCursor()
         defer { cursors[device] = cursor }
         let numbers = layout.changeFiles(of: device)
         var records: [SyncRecord] = []
         for number in numbers where number >= cursor.fileNumber {
+            if records.count >= limit { break }
             let moving = number > cursor.fileNumber
             if moving && number != cursor.fileNumber + 1 { break }  // a file between has not arrived
             var trial = cursor
             if moving { trial.fileNumber = number; trial.offset = 0 }
             let path = layout.deviceFolder(device) + "/" + SyncLayout.changeFileName(number)
-            let (read, clean, problem) = SyncLogReader.read(path: path, device: device, cursor: &trial)
+            let (read, clean, problem) = SyncLogReader.read(path: path, device: device, cursor: &trial, limit: limit - records.count)
             // Move on to a newer file only once something of it was taken: until then an older file
             // may still grow (it arrived cut at a line's end).
             if moving && trial.offset == 0 { return (records, problem) }
@@ -65,36 +69,49 @@ public struct SyncLogReader: Sendable {
     }
 
     /// Takes the complete, valid, in-sequence lines of one file from the cursor on. `clean` is
-    /// true when the file was read to its end without stopping.
-    static func read(path: String, device: String, cursor: inout SyncCursor)
+    /// true when the file was read to its end without stopping. With a `limit`, only about what
+    /// that many lines take is read at a time (a batch must not read a whole 4 MiB file for a
+    /// few hundred lines).
+    static func read(path: String, device: String, cursor: inout SyncCursor, limit: Int = .max)
         -> (records: [SyncRecord], clean: Bool, problem: SyncReadProblem?) {
-        guard let bytes = tail(of: path, from: cursor.offset) else { return ([], false, nil) }
         var records: [SyncRecord] = []
-        var start = 0
-        var lastLine: Range<Int>?
-        defer { if let lastLine { cursor.lastSum = SyncCursor.sum(ofLine: bytes[lastLine]) } }
-        while start < bytes.count {
-            guard let end = bytes[start...].firstIndex(of: 10) else { return (records, false, nil) }  // mid-copy
-            let record: SyncRecord
-            do {
-                record = try SyncRecord.decode(bytes[start..<end], folderDevice: device)
-            } catch {
-                return (records, false, SyncReadProblem(path: path, offset: cursor.offset, reason: error.reason))
+        var window = limit == .max ? Int.max : max(1 << 16, min(limit, 1 << 14) * 1024)
+        while true {
+            guard let (bytes, atEnd) = tail(of: path, from: cursor.offset, atMost: window) else { return (records, false, nil) }
+            var start = 0
+            var lastLine: Range<Int>?
+            defer { if let lastLine { cursor.lastSum = SyncCursor.sum(ofLine: bytes[lastLine]) } }
+            while start < bytes.count {
+                if records.count >= limit { return (records, false, nil) }  // the rest is the next batch's
+                guard let end = bytes[start...].firstIndex(of: 10) else { break }
+                let record: SyncRecord
+                do {
+                    record = try SyncRecord.decode(bytes[start..<end], folderDevice: device)
+                } catch {
+                    return (records, false, SyncReadProblem(path: path, offset: cursor.offset, reason: error.reason))
+                }
+                if record.sequence > cursor.nextSequence { return (records, false, nil) }  // an earlier one is missing
+                if record.sequence == cursor.nextSequence {
+                    records.append(record)
+                    cursor.nextSequence += 1
+                }
+                cursor.offset += Int64(end + 1 - start)
+                lastLine = start..<end
+                start = end + 1
             }
-            if record.sequence > cursor.nextSequence { return (records, false, nil) }  // an earlier one is missing
-            if record.sequence == cursor.nextSequence {
-                records.append(record)
-                cursor.nextSequence += 1
-            }
-            cursor.offset += Int64(end + 1 - start)
-            lastLine = start..<end
-            start = end + 1
+            if atEnd { return (records, start == bytes.count, nil) }  // a line not ended: mid-copy
+            if start == 0 { window = window > Int.max / 2 ? Int.max : window * 2 }  // a line longer than the window
         }
-        return (records, true, nil)
     }
 
     /// The bytes of a file from `offset` to its end; nil when it cannot be read or has shrunk.
     static func tail(of path: String, from offset: Int64) -> [UInt8]? {
+        tail(of: path, from: offset, atMost: .max)?.bytes
+    }
+
+    /// The bytes of a file from `offset` on, at most `atMost`, and whether they reach its end;
+    /// nil when it cannot be read or has shrunk.
+    static func tail(of path: String, from offset: Int64, atMost: Int) -> (bytes: [UInt8], atEnd: Bool)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -103,14 +120,18 @@ public struct SyncLogReader: Sendable {
         var result: [UInt8] = []
         var position = offset
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(position)) }
+        while result.count < atMost {
+            let wanted = min(chunk.count, atMost - result.count)
+            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, off_t(position)) }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { return nil }
-            if count == 0 { break }
+            if count == 0 { return (result, true) }
             result += chunk[0..<count]
             position += Int64(count)
         }
-        return result
+        // Exactly at the window's end: whether more follows is told by the next read.
+        var probe: UInt8 = 0
+        let more = pread(fd, &probe, 1, off_t(position))
+        return (result, more == 0)
     }
 }

@@ -21,17 +21,25 @@ struct SyncMaterializer {
 
     func apply(_ changed: [(SyncKind, String)]) throws {
         let folded = try SyncMaterializer.foldedProjects(in: store)
+        let orphans = try SyncMaterializer.orphanSessions(in: store)
         try reconcile(.category)
         try reconcile(.project)
         var seen = Set<String>()
-        for (kind, id) in changed where kind == .session && seen.insert(id).inserted { try session(id) }
+        var waiting = Set<String>()
+        func place(_ gid: String) throws { if try !session(gid) { waiting.insert(gid) } }
+        for (kind, id) in changed where kind == .session && seen.insert(id).inserted { try place(id) }
+        // Sessions whose project had no row yet (its record was in a later batch, or has not
+        // arrived from its device) are placed again, so that the store does not depend on how
+        // the records were cut into batches.
+        for id in orphans.sorted() where seen.insert(id).inserted { try place(id) }
+        if waiting != orphans { try SyncMaterializer.saveOrphans(waiting, in: store) }
         // A project folded into another's row that has left that group since (renamed away by a
         // device that never saw the other) left its sessions in that row: they are placed again,
         // so that the store does not depend on whether this device ever saw the fold.
         for (alias, target) in folded where projection.project(of: alias) != projection.project(of: target) {
             guard let row = try rowID(.project, projection.project(of: target)) else { continue }
             let sessions = try store.database.query("SELECT gid FROM sessions WHERE project_id = ? AND gid IS NOT NULL", .integer(row)) { $0.string(0) }
-            for gid in sessions where seen.insert(gid).inserted { try session(gid) }
+            for gid in sessions where seen.insert(gid).inserted { _ = try session(gid) }
         }
         let now = projectTargets.filter { $0.key != $0.value }
         if now != folded { try SyncMaterializer.saveFolded(now, in: store) }
@@ -46,6 +54,19 @@ struct SyncMaterializer {
         var folded: [String: String] = [:]
         for (alias, target) in members { if let target = target.stringValue { folded[alias] = target } }
         return folded
+    }
+
+    /// Meta key: live sessions not in the store because their project has no row yet (derived
+    /// data, normally empty; kept across a roll-forward like the folded projects).
+    static let orphansKey = "sync_orphan_sessions"
+
+    static func orphanSessions(in store: Store) throws -> Set<String> {
+        guard let text = try store.meta(orphansKey), let list = (try? JSON.parse(text))?.arrayValue else { return [] }
+        return Set(list.compactMap(\.stringValue))
+    }
+
+    private static func saveOrphans(_ orphans: Set<String>, in store: Store) throws {
+        try store.setMeta(orphansKey, JSON.array(orphans.sorted().map(JSON.string)).serialized)
     }
 
     private static func saveFolded(_ folded: [String: String], in store: Store) throws {
@@ -137,15 +158,16 @@ struct SyncMaterializer {
         try store.database.run("DELETE FROM projects WHERE id = ?", .integer(row))
     }
 
-    private func session(_ gid: String) throws {
-        guard let entity = replica.entity(.session, gid), entity.created != nil else { return }
+    /// Writes one session as merged; false when it is live but its project has no row yet.
+    private func session(_ gid: String) throws -> Bool {
+        guard let entity = replica.entity(.session, gid), entity.created != nil else { return true }
         let existing = try rowID(.session, gid).flatMap { try store.session(id: $0) }
         let elsewhere = entity["end"]?.isNull == true && entity["origin"]?.stringValue != device
         let fields = projection.fields(entity)
         let projectRow = try rowID(.project, fields["project"]?.stringValue ?? "")
         guard entity.isLive, !elsewhere, let projectRow else {
             if let existing { try store.deleteSession(existing) }
-            return
+            return !entity.isLive || elsewhere
         }
         let segments = SyncProjection.segments(of: entity)
         var session = WorkSession(id: existing?.id ?? 0, projectID: projectRow, start: fields["start"]?.intValue ?? 0,
@@ -157,5 +179,6 @@ struct SyncMaterializer {
         } else {
             _ = try store.insertSession(session)
         }
+        return true
     }
 }

@@ -163,3 +163,20 @@ private struct Drafts {
         }
     }
 }
+
+/// The fields of a record as sync writes them (docs/sync.md, "A record").
+enum SyncFields {
+    static func category(_ category: Category) -> [String: JSON] { ["name": .string(category.name)] }
+
+    static func project(_ project: Project, categoryGID: String) -> [String: JSON] {
+        ["name": .string(project.name), "color": .string(project.color), "category": .string(categoryGID), "archived": .bool(project.archived)]
+    }
+
+    static func session(_ session: WorkSession, projectGID: String) -> [String: JSON] {
+        [
+            "project": .string(projectGID), "start": .int(session.start), "end": session.end.map(JSON.int) ?? .null,
+            "note": .string(session.note), "unrecorded": .int(session.unrecordedSeconds),
+            "segments": .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) }),
+        ]
+    }
+}

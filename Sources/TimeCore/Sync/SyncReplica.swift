@@ -236,6 +236,7 @@ public struct SyncReplica {
 
     /// Sessions held in memory (with a store behind: open ones and those not saved yet).
     var sessionsInMemory: Int { entities[.session]?.count ?? 0 }
+    var sessionIDsInMemory: [String] { entities[.session].map { Array($0.keys) } ?? [] }
 
     /// Something changed since the last committed write.
     var hasUnsaved: Bool { !unsaved.isEmpty || !unsavedDevices.isEmpty }

@@ -1,16 +1,62 @@
-/// The merged state of the folder's records, kept in the store (schema v9, docs/sync.md,
-/// "Start-up"), so that a start reads only what was appended since, not every device's whole
-/// log, and memory does not grow with the history. It is derived data: neither in snapshots nor
-/// in the undo history, and rebuilt from the folder whenever it cannot be trusted (another
-/// folder, a store restored from a snapshot, positions that do not match the files).
+import Glibc
+
+/// The merged state of the folder's records, kept so that a start reads only what was appended
+/// since, not every device's whole log, and memory does not grow with the history (docs/sync.md,
+/// "Start-up"). It is derived data: neither in snapshots nor in the undo history, and rebuilt
+/// from the folder whenever it cannot be trusted (another folder, a store restored from a
+/// snapshot, positions that do not match the files, a token that is not the store's).
+///
+/// Since schema v12 it lives in a file of its own beside the store (`time-sync.sqlite` beside
+/// `time.sqlite`), so that the store stays the size of the data and a start's `quick_check` and
+/// raw archive do not read it (v9–v11 kept it in the store, which doubled it). A commit across two
+/// WAL files is not atomic, so each save gives the kept state a new random token, committed in
+/// this file first and then in the store's `meta` (`sync_replica`, with the folder root), inside
+/// the store's own transaction: a start takes the kept state only when both say the same token.
+/// Each file keeps a prefix of its commits after a power cut, so equal tokens mean both kept the
+/// same save; any other outcome is a mismatch, and the state is rebuilt from the folder.
 final class SyncReplicaStore {
+    /// Where the tables are: the file beside the store, or a database given whole (tests).
     let database: SQLiteDatabase
+    /// The store, whose `meta` holds the token of the kept state it goes with; nil for a database given whole.
+    private let store: SQLiteDatabase?
 
-    init(database: SQLiteDatabase) { self.database = database }
+    init(database: SQLiteDatabase) {
+        self.database = database
+        store = nil
+    }
 
-    static let tables: Set<String> = ["sync_entities", "sync_devices"]
+    private init(database: SQLiteDatabase, store: SQLiteDatabase) {
+        self.database = database
+        self.store = store
+    }
 
-    static let schema = """
+    static let tables: Set<String> = ["sync_entities", "sync_devices", "sync_kept"]
+
+    static let schema = schema(in: "")
+
+    /// The tables, in the database attached as `prefix` ("" for the connection's own).
+    static func schema(in prefix: String) -> String {
+        let p = prefix.isEmpty ? "" : prefix + "."
+        return """
+            CREATE TABLE IF NOT EXISTS \(p)sync_entities(
+                kind TEXT NOT NULL,
+                id TEXT NOT NULL,
+                open INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                PRIMARY KEY(kind, id)) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS \(p)sync_entities_open ON sync_entities(kind) WHERE open = 1;
+            CREATE TABLE IF NOT EXISTS \(p)sync_devices(
+                device TEXT PRIMARY KEY,
+                applied_through INTEGER NOT NULL,
+                applied_extra TEXT NOT NULL,
+                newest_time INTEGER NOT NULL,
+                newest_counter INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS \(p)sync_kept(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+            """
+    }
+
+    /// v9's tables, kept in the store until v12 moved them out (`Schema`).
+    static let storeSchemaV9 = """
         CREATE TABLE sync_entities(
             kind TEXT NOT NULL,
             id TEXT NOT NULL,
@@ -26,18 +72,143 @@ final class SyncReplicaStore {
             newest_counter INTEGER NOT NULL) WITHOUT ROWID;
         """
 
-    /// Meta key: the folder root whose records the tables hold.
+    /// v12: the merged state leaves the store for its own file. `copyOutOfStore` has copied it
+    /// there just before, with a token in both; where it could not, `sync_replica` still holds a
+    /// bare folder root, which is no file's token: the next start rebuilds from the folder.
+    static let storeSchemaV12 = """
+        DROP TABLE IF EXISTS sync_entities;
+        DROP TABLE IF EXISTS sync_devices;
+        """
+
+    /// Before migration v12: copies the merged state a v9–v11 store kept into the file beside it,
+    /// in one transaction over both (SQLite streams it: memory does not grow with it), and gives
+    /// both the same new token. Atomic in each file but not across the two, like every save: a
+    /// power cut that keeps one side leaves tokens that differ, and the start rebuilds.
+    static func copyOutOfStore(_ store: SQLiteDatabase, storePath: String) throws {
+        let version = try store.integerPragma("user_version")
+        guard (9..<12).contains(version),
+              let root = try store.queryFirst("SELECT value FROM meta WHERE key = ?", .text(rootKey), row: { $0.string(0) })
+        else { return }
+        let path = SyncReplicaStore.path(besideStore: storePath)
+        for suffix in ["", "-wal", "-shm", "-journal"] { Files.remove(path + suffix) }
+        // Made by a connection of its own (the store's was opened without the right to create
+        // files, which an attached database inherits), in WAL mode, private.
+        do {
+            let file = try SQLiteDatabase(path: path, mode: .readWriteCreate)
+            try file.execute("PRAGMA journal_mode = WAL")
+            try file.execute(schema)
+        }
+        for suffix in ["", "-wal", "-shm"] where Files.kind(path + suffix) == .regular { Files.makePrivate(path + suffix) }
+        try store.run("ATTACH DATABASE ? AS kept", .text(path))
+        defer { try? store.execute("DETACH DATABASE kept") }
+        let token = SyncRecord.newID() + " " + root
+        try store.execute("BEGIN IMMEDIATE")
+        do {
+            try store.execute("""
+                INSERT INTO kept.sync_entities SELECT kind, id, open, state FROM main.sync_entities;
+                INSERT INTO kept.sync_devices SELECT device, applied_through, applied_extra, newest_time, newest_counter FROM main.sync_devices;
+                """)
+            try store.run("INSERT OR REPLACE INTO kept.sync_kept(key, value) VALUES('token', ?)", .text(token))
+            try store.run("UPDATE main.meta SET value = ? WHERE key = ?", .text(token), .text(rootKey))
+            try store.execute("COMMIT")
+        } catch {
+            try? store.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The file beside a store file: `time.sqlite` → `time-sync.sqlite`.
+    static func path(besideStore path: String) -> String {
+        (path.hasSuffix(".sqlite") ? String(path.dropLast(".sqlite".count)) : path) + "-sync.sqlite"
+    }
+
+    /// Opens (or creates) the file beside the store. One that cannot be opened is derived data:
+    /// it is removed and made anew (and its state rebuilt from the folder, since its token is gone).
+    static func beside(_ store: Store) throws -> SyncReplicaStore {
+        let storePath = try store.database.queryFirst("PRAGMA database_list") { $0.string(2) } ?? ""
+        guard !storePath.isEmpty else {
+            let memory = try SQLiteDatabase(path: ":memory:", mode: .readWriteCreate)
+            try memory.execute(schema)
+            return SyncReplicaStore(database: memory, store: store.database)
+        }
+        let path = SyncReplicaStore.path(besideStore: storePath)
+        func open() throws -> SQLiteDatabase {
+            let database = try SQLiteDatabase(path: path, mode: .readWriteCreate)
+            try database.execute("PRAGMA journal_mode = WAL")
+            try database.execute("PRAGMA synchronous = NORMAL")
+            // Enabling or joining writes it by the megabyte: checkpoints of 1 MiB (not SQLite's 4)
+            // keep each one short enough for a call waiting behind a batch.
+            try database.execute("PRAGMA wal_autocheckpoint = 256")
+            try database.execute(schema)
+            for suffix in ["", "-wal", "-shm"] where Files.kind(path + suffix) == .regular { Files.makePrivate(path + suffix) }
+            return database
+        }
+        do {
+            return SyncReplicaStore(database: try open(), store: store.database)
+        } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] { Files.remove(path + suffix) }
+            return SyncReplicaStore(database: try open(), store: store.database)
+        }
+    }
+
+    /// Meta key (in the store): the token and the folder root of the kept state it goes with.
     static let rootKey = "sync_replica"
+
+    private func kept() throws -> String? {
+        try database.queryFirst("SELECT value FROM sync_kept WHERE key = 'token'") { $0.string(0) }
+    }
+
+    /// The folder root whose records the kept state holds, when the store and the file agree.
+    func root() throws -> String? {
+        guard let mine = try kept(), let space = mine.firstIndex(of: " ") else { return nil }
+        if let store {
+            let theirs = try store.queryFirst("SELECT value FROM meta WHERE key = ?", .text(SyncReplicaStore.rootKey)) { $0.string(0) }
+            guard theirs == mine else { return nil }
+        }
+        return String(mine[mine.index(after: space)...])
+    }
+
+    /// Runs `body` (the writes of a save) in a transaction of the file, then commits it with a new
+    /// token, which goes into the store's `meta` in the store's transaction under way (committed
+    /// after this one). A file that cannot be written is not the truth any more: the store's
+    /// token is removed, so the next start rebuilds, and the change goes on without it.
+    func save(root: String, _ body: () throws -> Void) throws {
+        var token: String?
+        do {
+            try database.execute("BEGIN IMMEDIATE")
+            do {
+                try body()
+                token = unreadable == nil ? SyncRecord.newID() + " " + root : nil
+                if let token {
+                    try database.run("INSERT OR REPLACE INTO sync_kept(key, value) VALUES('token', ?)", .text(token))
+                } else {
+                    try database.execute("DELETE FROM sync_kept")
+                }
+                try database.execute("COMMIT")
+            } catch {
+                try? database.execute("ROLLBACK")
+                throw error
+            }
+        } catch let error as SQLiteError {
+            unreadable = "the file of the merged state could not be written (\(error.message))"
+            token = nil
+        }
+        try setStoreToken(token)
+    }
+
+    private func setStoreToken(_ token: String?) throws {
+        guard let store else { return }
+        if let token {
+            try store.run("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", .text(SyncReplicaStore.rootKey), .text(token))
+        } else {
+            try store.run("DELETE FROM meta WHERE key = ?", .text(SyncReplicaStore.rootKey))
+        }
+    }
 
     /// Forgets everything (another folder, or positions that no longer match the files).
     func reset(root: String) throws {
-        try database.execute("DELETE FROM sync_entities; DELETE FROM sync_devices")
-        try database.run("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", .text(SyncReplicaStore.rootKey), .text(root))
         unreadable = nil
-    }
-
-    func root() throws -> String? {
-        try database.queryFirst("SELECT value FROM meta WHERE key = ?", .text(SyncReplicaStore.rootKey)) { $0.string(0) }
+        try save(root: root) { try database.execute("DELETE FROM sync_entities; DELETE FROM sync_devices") }
     }
 
     // MARK: Entities
@@ -81,10 +252,10 @@ final class SyncReplicaStore {
 
     /// Forgets the kept state and the positions that go with it, so that the next start rebuilds
     /// it from the folder and compares every record with the store (a record applied to a damaged
-    /// entity may not have been written into the store).
+    /// entity may not have been written into the store). Inside `save`, whose token it leaves out.
     func forget() throws {
         try database.execute("DELETE FROM sync_entities; DELETE FROM sync_devices")
-        try database.run("DELETE FROM meta WHERE key IN (?, ?)", .text(SyncReplicaStore.rootKey), .text(SyncPositions.key))
+        try store?.run("DELETE FROM meta WHERE key = ?", .text(SyncPositions.key))
     }
 
     func write(_ entity: SyncEntity) throws {

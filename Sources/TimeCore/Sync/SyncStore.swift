@@ -88,7 +88,7 @@ enum SyncStore {
     /// The keys of `meta` that are sync's: this device's id and name, the folder, what was
     /// published, the positions, the folder of the merged state kept and the projects folded.
     static let settingsKeys = ["sync_device", "sync_name", "sync_folder", SyncEngine.publishedKey, SyncPositions.key,
-                               SyncReplicaStore.rootKey, SyncMaterializer.foldedKey]
+                               SyncReplicaStore.rootKey, SyncMaterializer.foldedKey, SyncMaterializer.orphansKey]
 
     static func settings(of store: Store) throws -> [(String, String)] {
         try settingsKeys.compactMap { key in try store.meta(key).map { (key, $0) } }

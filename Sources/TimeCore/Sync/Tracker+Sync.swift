@@ -53,6 +53,7 @@ extension Tracker {
         try change(recordingStep: false) {
             try store.setMeta("sync_folder", "")
             try store.setMeta(SyncEngine.publishedKey, "")  // changes from now on are not noted
+            try SyncPublishing.forget(store)  // enabling again compares everything anew
         }
     }
 }
