@@ -105,6 +105,13 @@ final class ViewModelTests: XCTestCase {
         XCTAssertEqual(DayModel.request(dayStart: day), AgentRequest("ListSessions", [.uint64(0), .int64(day), .int64(local(2026, 12, 2, 0, 0))]))
     }
 
+    func testTheToastsUndoUndoesOnlyTheDeletion() {
+        XCTAssertTrue(DayModel.isDeletion("Deleted 2:00 of Writing on 2026-11-29", of: "Writing"))
+        XCTAssertFalse(DayModel.isDeletion("Started Reading at 14:00", of: "Writing"))
+        XCTAssertFalse(DayModel.isDeletion("Deleted 2:00 of Reading on 2026-11-29", of: "Writing"))
+        XCTAssertFalse(DayModel.isDeletion("", of: "Writing"))
+    }
+
     func testEditingTheEndOfYesterdaysSessionSendsItsNewDuration() throws {
         let now = local(2026, 12, 2, 10, 0)
         let yesterday = session(5, start: local(2026, 12, 1, 9, 0), end: local(2026, 12, 1, 11, 0), note: "n")

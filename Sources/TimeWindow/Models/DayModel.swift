@@ -64,4 +64,10 @@ public struct DayModel: Equatable {
     }
 
     public static func delete(_ id: UInt64) -> AgentRequest { AgentRequest("DeleteSession", [.uint64(id)]) }
+
+    /// Whether `CanUndo` names the deletion of a session of `project` (the agent's sentence:
+    /// "Deleted 2:00 of Writing on 2026-11-29"), so that a toast's Undo undoes nothing else.
+    public static func isDeletion(_ canUndo: String, of project: String) -> Bool {
+        canUndo.hasPrefix("Deleted ") && canUndo.contains(" of \(project) on ")
+    }
 }

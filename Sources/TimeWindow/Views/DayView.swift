@@ -121,7 +121,14 @@ final class DayView {
         context.send(DayModel.delete(row.id), failed: nil) { [weak self] _ in
             guard let self else { return }
             self.context.toasts?.show("Deleted \(row.project) \(row.span)", button: "Undo") { [weak self] in
-                self?.context.send(AgentRequest("Undo"), failed: nil) { [weak self] reply in
+                guard let self else { return }
+                // Undo takes the newest step: if another change came since, it is not this delete.
+                let newest = self.context.link.properties.canUndo
+                guard DayModel.isDeletion(newest, of: row.project) else {
+                    self.context.toasts?.show("Not undone: the newest change is now “\(newest)”; Undo in the header bar undoes it.")
+                    return
+                }
+                self.context.send(AgentRequest("Undo"), failed: nil) { [weak self] reply in
                     self?.context.toasts?.show("Undone: " + (reply.first?.stringValue ?? ""))
                 }
             }
