@@ -45,6 +45,17 @@ final class ViewModelTests: XCTestCase {
         XCTAssertEqual(model.noteRequest("intro, then more"), AgentRequest("SetNote", [.uint64(9), .string("intro, then more")]))
     }
 
+    func testATickMovesOnlyTheTime() {
+        let now = local(2026, 12, 2, 10, 0)
+        let first = NowModel(properties: running(since: now - 60), status: [:], statusTime: now, now: now, connected: true)
+        let second = NowModel(properties: running(since: now - 60), status: [:], statusTime: now, now: now + 1, connected: true)
+        XCTAssertNotEqual(first.elapsed, second.elapsed)
+        XCTAssertTrue(second.sameExceptTime(as: first))
+        var paused = running(since: 0, active: 60)
+        paused.merge(["State": .string("paused")])
+        XCTAssertFalse(NowModel(properties: paused, status: [:], statusTime: now, now: now, connected: true).sameExceptTime(as: first))
+    }
+
     func testNowWhenIdleOffersContinueAndAPickerAndNoTick() {
         let idle = AgentProperties(["State": .string("idle"), "LastProject": .string("Reviews")])
         let model = NowModel(properties: idle, status: [:], statusTime: 0, now: 100, connected: true)

@@ -72,6 +72,13 @@ public struct NowModel: Equatable {
         ticks = state == "running"
     }
 
+    /// Whether only what a tick moves (the elapsed time, the totals) differs from `other`.
+    public func sameExceptTime(as other: NowModel) -> Bool {
+        var a = self, b = other
+        (a.elapsed, a.totals, b.elapsed, b.totals) = ("", "", "", "")
+        return a == b
+    }
+
     static func reason(_ reason: String) -> String {
         switch reason {
         case "suspend": return "suspended"

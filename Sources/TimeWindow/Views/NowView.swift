@@ -69,8 +69,14 @@ final class NowView {
         let model = NowModel(properties: link.properties, status: status, statusTime: statusTime,
                              now: context.now, connected: link.status == .connected)
         defer { self.model = model; followTicking() }
+        // A tick changes these two labels only: nothing else is set again (each change of a
+        // widget costs a redraw and, with a screen reader's bus, an event).
         elapsed.text = model.elapsed
-        guard model != self.model else { return }
+        totals.text = model.totals
+        guard let shown = self.model, model.sameExceptTime(as: shown) else { return showAll(model) }
+    }
+
+    private func showAll(_ model: NowModel) {
         project.setMarkup(model.state == "idle" ? "Not tracking" : coloredName(model.projectName, color: model.projectColor))
         // A screen reader says the name, not the color dot.
         project.accessibleName(model.state == "idle" ? "Not tracking" : model.projectName)
@@ -86,7 +92,6 @@ final class NowView {
         start.isVisible = model.showsStartPicker
         note.isVisible = model.state != "idle"
         if !gtkHasFocus(note) { note.editableText = model.note }
-        totals.text = model.totals
         for control in [pause, resume, stop, continueButton, picker, start, note] { control.isSensitive = model.canChange }
         showAway(model.away, enabled: model.canChange)
     }
