@@ -57,7 +57,7 @@ struct OverlapRule {
         if !later.isEmpty {
             let latest = overlapped.compactMap(\.end).max() ?? start
             throw TrackerError.overlap(
-                "Starting at \(at) would overlap \(names); a session that began at or after \(at) is never shortened or removed, so choose a time from \(LocalTime.clock(latest)) on, or edit that session first (EditSession, timectl edit).")
+                "Starting at \(at) would overlap \(names); a session that began at or after \(at) is never shortened or removed, so choose a time from \(LocalTime.clock(latest)) on, or edit that session first with EditSession (timectl edit SESSION).")
         }
         guard adjust else {
             let latest = overlapped.compactMap(\.end).max() ?? start

@@ -25,7 +25,7 @@ extension Tracker {
         }
         if let open = openSession, open.start > start {
             throw TrackerError.overlap(
-                "Starting \(project.name) at \(clockText(start)) would overlap \(name(open)), open since \(clockText(open.start)) (session \(open.id)); an open session that began later is never shortened to nothing, so choose a time from \(clockText(open.start)) on, or change its start first (EditSession, timectl edit current --start TIME).")
+                "Starting \(project.name) at \(clockText(start)) would overlap \(name(open)), open since \(clockText(open.start)) (session \(open.id)); an open session that began later is never shortened to nothing, so choose a time from \(clockText(open.start)) on, or change its start first with EditSession (timectl edit current --start TIME).")
         }
         let overlapped = try completedSessions(overlappingFrom: start, except: openSession?.id)
         let rule = OverlapRule(start: start, adjust: adjust) { [unowned self] in self.project(id: $0)?.name ?? "project #\($0)" }
@@ -56,7 +56,7 @@ extension Tracker {
         guard let last = open.segments.last else { throw noSegments(open) }
         guard at >= last.start else {
             throw TrackerError.invalidArgument(
-                "\(name(open))'s current stretch began at \(clockText(last.start)); the pause cannot begin before it (\(clockText(at))). To change when the session began, give it a new start (EditSession, timectl edit current --start TIME).")
+                "\(name(open))'s current stretch began at \(clockText(last.start)); the pause cannot begin before it (\(clockText(at))). To change when the session began, give it a new start with EditSession (timectl edit current --start TIME).")
         }
         if last.end == at { return }
         try change {
@@ -80,7 +80,7 @@ extension Tracker {
         if open.isRunning {
             guard open.segments.count >= 2, let previousEnd = open.segments[open.segments.count - 2].end else {
                 throw TrackerError.invalidArgument(
-                    "\(name(open)) has run since \(clockText(open.start)) without a pause, so there is no resume to move; to change when it started, give it a new start (EditSession, timectl edit current --start TIME).")
+                    "\(name(open)) has run since \(clockText(open.start)) without a pause, so there is no resume to move; to change when it started, give it a new start with EditSession (timectl edit current --start TIME).")
             }
             pauseBegan = previousEnd
         } else {
@@ -114,7 +114,7 @@ extension Tracker {
         let end = try GivenTime.checked(given, "the end", now: now)
         guard end >= open.start else {
             throw TrackerError.invalidArgument(
-                "\(name(open)) began at \(clockText(open.start)); it cannot end before it began (\(clockText(end))). To change when it began, give it a new start (EditSession, timectl edit current --start TIME).")
+                "\(name(open)) began at \(clockText(open.start)); it cannot end before it began (\(clockText(end))). To change when it began, give it a new start with EditSession (timectl edit current --start TIME).")
         }
         try change { try complete(open, endingAt: end) }
         return open.id
