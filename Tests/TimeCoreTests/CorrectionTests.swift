@@ -284,5 +284,9 @@ final class CorrectionTests: TrackerTestCase {
         let report = try JSON.parse(try tracker.report(range: "2026-05-31", options: ReportOptions(format: "json", group: nil, columns: nil, project: nil, tag: nil,
                                                                                                         round: nil, roundMode: nil, decimal: nil)))
         XCTAssertEqual(report["overlapping"]?.intValue, 2)
+        let text = try tracker.report(range: "2026-05-31", options: ReportOptions())
+        XCTAssertTrue(text.contains("2 sessions overlap another"), text)
+        let clean = try tracker.report(range: "2026-05-30", options: ReportOptions())
+        XCTAssertFalse(clean.contains("overlap"), clean)
     }
 }
