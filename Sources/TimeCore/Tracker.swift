@@ -196,6 +196,7 @@ public final class Tracker {
             let running = open.segments.last!
             try store.closeRunningSegment(of: open.id, at: max(now, running.start))
             try endAwaySpan(at: max(now, running.start))
+            try focusSessionPaused(at: max(now, running.start))
             openSession = try store.session(id: open.id)
         }
     }
@@ -207,6 +208,7 @@ public final class Tracker {
         try change {
             let lastEnd = open.segments.last?.end ?? open.start
             try store.openSegment(of: open.id, at: max(now, lastEnd))
+            try focusSessionResumed(at: max(now, lastEnd))
             openSession = try store.session(id: open.id)
         }
     }
@@ -228,11 +230,14 @@ public final class Tracker {
     @discardableResult
     public func stop() throws -> SessionID {
         guard let open = openSession else { throw TrackerError.idle }
-        try change { try complete(open, at: now) }
+        try change {
+            try complete(open, at: now)
+            try focusSessionStopped()
+        }
         return open.id
     }
 
-    private func complete(_ open: WorkSession, at time: Int64) throws {
+    func complete(_ open: WorkSession, at time: Int64) throws {
         var done = open
         if let last = done.segments.indices.last, done.segments[last].end == nil {
             done.segments[last].end = max(time, done.segments[last].start)
