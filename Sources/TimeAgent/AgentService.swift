@@ -29,11 +29,14 @@ public final class AgentService {
     /// The timer for the next weekly target (AgentService+Targets) and the not-tracking reminder (+Untracked).
     var targets = TargetWatch()
     var untracked = UntrackedWatch()
+    /// The focus timer's one timer for the end of the running phase (AgentService+Focus).
+    var focus = FocusWatch()
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
         self.storage = storage
         self.minuteLength = minuteLength
+        tracker.focusMinuteSeconds = minuteLength
         published = TimerProperties()
         if notifications {
             notifier = Notifier(appName: "Time", desktopEntry: Contract.desktopEntry, appIcon: AppIcons.application,
@@ -55,8 +58,8 @@ public final class AgentService {
 
     public func shutdown() {
         if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
-        for source in [targets.source, untracked.source] where source != 0 { g_source_remove(source) }
-        (targets.source, untracked.source) = (0, 0)
+        for source in [targets.source, untracked.source, focus.source] where source != 0 { g_source_remove(source) }
+        (targets.source, untracked.source, focus.source) = (0, 0, 0)
         stopAwayDetection()
         stopSync()
         window.detach()
@@ -81,6 +84,7 @@ public final class AgentService {
         var properties = TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
         properties.setAway(from: tracker)
         properties.setPlans(from: tracker)
+        properties.setFocus(from: tracker)
         properties.canUndo = (try? tracker.canUndo()) ?? ""
         properties.dataRevision = tracker.committedChanges
         return properties
@@ -110,6 +114,7 @@ public final class AgentService {
         updateAway()
         updateTargets(status)
         updateUntracked(status)
+        updateFocusTimer()
         tray?.refresh(status)
     }
 
@@ -125,9 +130,10 @@ public final class AgentService {
             return
         }
         let since = session.isRunning ? status.runningSince : (session.segments.last?.end ?? session.start)
-        let content = TimerNotification(project: project.name, category: status.categoryName,
+        var content = TimerNotification(project: project.name, category: status.categoryName,
                                         state: session.isRunning ? .running : .paused,
                                         since: since, sessionStart: session.start, note: session.note, week: timerWeekLine(status))
+        content.focus = timerFocusLine()
         guard content != shownTimer else { return }
         shownTimer = content
         notifier.showTimer(content)
@@ -174,6 +180,7 @@ public final class AgentService {
             case .away(let id, let choice): try resolveAway(id: id, choice: choice)
             case .untrackedContinue: try continueLastProject()
             case .untrackedStart: openStartChoice()
+            case .focus(let answer): try answerFocus(answer)
             }
         } catch {
             Log.warning("notification action \(action) refused: \(error)")
@@ -325,7 +332,7 @@ public final class AgentService {
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ] + awayMethods + exchangeMethods + undoMethods + syncMethods + reportMethods, properties: [
+        ] + awayMethods + exchangeMethods + undoMethods + syncMethods + reportMethods + focusMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),
@@ -350,7 +357,7 @@ public final class AgentService {
                 // (the new step), then the reminder and the tray.
                 self.refreshAfterChange()
             },
-        ] + awayProperties + syncProperties + planProperties)
+        ] + awayProperties + syncProperties + planProperties + focusProperties)
     }
 
     /// `ShowWeeklyReport`: the week's totals as a notification with its chart (the tray's middle click too).

@@ -84,6 +84,8 @@ public final class Tracker {
     var categoriesByID: [Int64: Category] = [:]
     var openSession: WorkSession?
     private var reminderMinutesValue: UInt32 = Tracker.defaultReminderMinutes
+    /// The seconds of a minute of the focus timer's phases: 60 (end-to-end tests shorten it).
+    public var focusMinuteSeconds: Int64 = 60
 
     public static let defaultReminderMinutes: UInt32 = 60
     public static let maximumReminderMinutes: UInt32 = 7 * 24 * 60

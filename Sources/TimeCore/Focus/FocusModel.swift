@@ -61,12 +61,12 @@ public struct FocusSettings: Equatable, Sendable {
         static let state = "focus_state"
     }
 
-    /// The length of a phase in seconds.
-    func seconds(of phase: FocusPhase) -> Int64 {
+    /// The length of a phase in seconds (`minute`: 60, shorter in end-to-end tests).
+    func seconds(of phase: FocusPhase, minute: Int64 = 60) -> Int64 {
         switch phase {
-        case .focus: Int64(focusMinutes) * 60
-        case .shortBreak: Int64(breakMinutes) * 60
-        case .longBreak: Int64(longBreakMinutes) * 60
+        case .focus: Int64(focusMinutes) * minute
+        case .shortBreak: Int64(breakMinutes) * minute
+        case .longBreak: Int64(longBreakMinutes) * minute
         case .off, .waiting: 0
         }
     }

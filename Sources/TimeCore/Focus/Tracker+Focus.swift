@@ -84,10 +84,23 @@ extension Tracker {
                 : "No phase is running to extend: the next one waits to be started (timectl focus skip starts it).")
         }
         try change {
-            state.ends += Int64(minutes) * 60
-            if let left = state.pausedLeft { state.pausedLeft = left + Int64(minutes) * 60 }
+            state.ends += Int64(minutes) * focusMinuteSeconds
+            if let left = state.pausedLeft { state.pausedLeft = left + Int64(minutes) * focusMinuteSeconds }
             try store.setFocusState(state)
             describeStep("Extended the \(FocusText.name(of: state.phase)) by \(minutes) min")
+        }
+    }
+
+    /// The notification's `Skip break`: the break that runs or waits is skipped; focus starts now.
+    public func skipBreak() throws {
+        var state = focusState
+        if state.phase.isBreak { return try skipPhase() }
+        guard state.phase == .waiting, state.next.isBreak else { return }
+        let settings = focusSettings
+        try change {
+            try enter(.focus, at: now, state: &state, settings: settings)
+            try store.setFocusState(state)
+            describeStep("Skipped the break")
         }
     }
 
@@ -109,7 +122,7 @@ extension Tracker {
             }
             let phase = state.ended, start = state.endedStart
             try enter(phase, at: time, state: &state, settings: settings)
-            (state.start, state.ends) = (start, time + Int64(minutes) * 60)
+            (state.start, state.ends) = (start, time + Int64(minutes) * focusMinuteSeconds)
             try store.setFocusState(state)
             describeStep("Gave the \(FocusText.name(of: phase)) \(minutes) more minutes")
         }
@@ -147,7 +160,7 @@ extension Tracker {
         let settings = focusSettings
         guard state.phase == .waiting else { return ended }
         let time = now
-        let breakTaken = state.next.isBreak && time - max(awayFrom, state.ends) >= settings.seconds(of: state.next)
+        let breakTaken = state.next.isBreak && time - max(awayFrom, state.ends) >= settings.seconds(of: state.next, minute: focusMinuteSeconds)
         guard breakTaken || (state.next == .focus && settings.autoStart) else { return ended }
         try change {
             if breakTaken {
@@ -239,7 +252,7 @@ extension Tracker {
     /// phase tracks: it resumes a paused session.
     private func enter(_ phase: FocusPhase, at time: Int64, state: inout FocusState, settings: FocusSettings) throws {
         (state.phase, state.next, state.start, state.pausedLeft) = (phase, .off, time, nil)
-        state.ends = time + settings.seconds(of: phase)
+        state.ends = time + settings.seconds(of: phase, minute: focusMinuteSeconds)
         guard let open = openSession else { return }
         if phase.isBreak && settings.pauseInBreaks && open.isRunning {
             let start = open.segments.last!.start
