@@ -32,6 +32,7 @@ import traceback
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "window"))
 import agent  # noqa: E402
 import atspi_tree as at  # noqa: E402
+import focus_check  # noqa: E402
 from atspi_tree import ActionError  # noqa: E402
 
 PAGES = ("Now", "Projects", "Day", "Week")
@@ -604,6 +605,7 @@ def command_checks(args):
                                                                   for title, names in twice.items()))
         return f"dialogs {', '.join(repr(t) for t in window.dialog_names)}: none said twice"
     report.run("dialog-names", "0. accessible names in the dialogs", dialog_names)
+    report.run("focus", "6. the focus timer in the Now view: its phase, bar and buttons", focus_check.check_focus, window, Failure)
     report.run("agent-restart", "7. agent killed (-9) and restarted: the window says it is reconnecting, then recovers",
                check_agent_restart, window, args.agent_pid_file, args.agent_log, args.argv)
     report.run("dialog-kept", "7. agent killed and restarted while the New project dialog is open: what was typed stays",
@@ -677,6 +679,19 @@ def command_shots(args):
                 raise Failure(f"{path} has {colors} colours: an empty picture")
             return f"{path}, {colors} colours, mean grey {mean:.2f}"
         report.run(f"shot-{page.lower()}{args.suffix}", f"9. picture of the {page} view{args.suffix}", picture)
+    def focus_picture():
+        focus_check.start_for_picture()
+        try:
+            window.select_page("Now")
+            time.sleep(0.8)
+            path = os.path.join(args.output, f"window-focus{args.suffix}.png")
+            colors, _ = shoot(window, path)
+            if colors < 16:
+                raise Failure(f"{path} has {colors} colours: an empty picture")
+            return f"{path}, {colors} colours"
+        finally:
+            focus_check.stop_after_picture()
+    report.run(f"shot-focus{args.suffix}", f"9. picture of the Now view in a focus phase{args.suffix}", focus_picture)
     if args.suffix == "-dark" and means:
         mean = sum(means.values()) / len(means)
 

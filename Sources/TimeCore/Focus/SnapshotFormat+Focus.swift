@@ -10,8 +10,13 @@ extension FocusSpan {
     /// NULL for none, as `import_key`: a column added with a default reads, in the undo history's
     /// changesets of rows written before the migration, as NULL before and the default after, so
     /// an old row's first edit would look like a focus change and its undo would break NOT NULL.
+    /// With the column, its own sync trigger: while sync is on, a change of a session's focus
+    /// phases is noted as its `focus` field (docs/sync.md), as SyncStore's triggers note the others.
     static let schema = """
         ALTER TABLE sessions ADD COLUMN focus TEXT;
+        CREATE TRIGGER sync_notes_sessions_focus AFTER UPDATE OF focus ON sessions
+            WHEN (SELECT value FROM meta WHERE key = 'sync_folder') <> '' AND OLD.focus IS NOT NEW.focus
+            BEGIN INSERT OR IGNORE INTO sync_dirty SELECT 'session', NEW.gid, 'focus'; END;
         """
 }
 
