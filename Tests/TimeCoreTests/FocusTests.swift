@@ -282,3 +282,27 @@ final class FocusTests: TrackerTestCase {
         XCTAssertTrue(week.text.contains("\nFocus "), week.text)
     }
 }
+
+/// The away answer `stop` ends the session where the person left: as Stop, it ends the cycle, and a
+/// focus phase that ended while they were away is not kept.
+final class FocusAwayTests: TrackerTestCase {
+    func testStoppingAtTheAwayStartEndsTheCycleAndDropsThePhaseDoneWhileAway() throws {
+        try tracker.createProject(name: "Writing", color: "", category: "")
+        let t0 = clock.time
+        try tracker.startFocus("Writing")
+        clock.advance(20 * 60)
+        try tracker.markAway(reason: .lock, at: clock.time)
+        clock.time = t0 + 25 * 60
+        try tracker.advanceFocus(personAway: true)
+        XCTAssertEqual(tracker.currentSession?.focus.count, 1)
+        clock.time = t0 + 40 * 60
+        try tracker.markBack(at: clock.time)
+        let away = try XCTUnwrap(try tracker.pendingAway().first)
+        XCTAssertEqual(away.start, t0 + 20 * 60)
+        try tracker.resolveAway(id: away.id, choice: "stop")
+        XCTAssertEqual(tracker.focusState.phase, .off)
+        let session = try XCTUnwrap(try tracker.store.allSessions().first)
+        XCTAssertEqual(session.end, t0 + 20 * 60)
+        XCTAssertEqual(session.focus, [], "the phase ended while away")
+    }
+}
