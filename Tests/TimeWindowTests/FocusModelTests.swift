@@ -51,3 +51,15 @@ final class FocusModelTests: XCTestCase {
         XCTAssertEqual(FocusShown.extend, AgentRequest("ExtendPhase", [.uint32(5)]))
     }
 }
+
+/// The Week view's total line counts the span's completed focus phases (Report json's `focus`).
+final class WeekFocusTests: XCTestCase {
+    func testTheTotalLineCountsFocusPhases() throws {
+        let columns = "[{\"label\":\"2026-11-23\",\"from\":\"2026-11-23\",\"to\":\"2026-11-23\"}]"
+        let projects = "{\"columns\":\(columns),\"total\":3600,\"target\":0,\"focus\":3,\"groups\":[{\"name\":\"Writing\",\"total\":3600,\"columns\":[3600],\"focus\":3}]}"
+        let categories = "{\"columns\":\(columns),\"total\":3600,\"groups\":[]}"
+        XCTAssertEqual(try WeekModel(weekStart: 1_795_388_400, projects: projects, categories: categories).total, "Total 1:00 · 3 focus phases")
+        let one = projects.replacingOccurrences(of: "\"focus\":3", with: "\"focus\":1")
+        XCTAssertEqual(try WeekModel(weekStart: 1_795_388_400, projects: one, categories: categories).total, "Total 1:00 · 1 focus phase")
+    }
+}
