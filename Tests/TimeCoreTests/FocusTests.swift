@@ -231,6 +231,23 @@ final class FocusTests: TrackerTestCase {
         XCTAssertNotNil(tracker.currentSession)
     }
 
+    /// The end of a phase is made by time, not by the person: no step of its own (an Undo of it
+    /// would bring back a phase the timer ends again at once); Undo still names the person's last
+    /// step, and refuses it, saying why, when the cycle moved on since.
+    func testAPhaseEndIsNoUndoStep() throws {
+        try tracker.setFocusAutoStart(true)
+        try tracker.startFocus("Writing")
+        let steps = try tracker.history(count: 100).count
+        try runPhaseToItsEnd()
+        XCTAssertEqual(try tracker.history(count: 100).count, steps)
+        XCTAssertTrue(try tracker.canUndo().hasPrefix("Started focus on Writing"))
+        XCTAssertTrue(assertTrackerError("StorageFailure", try tracker.undo()).contains("cannot be undone"))
+        XCTAssertEqual(tracker.focusState.phase, .shortBreak, "nothing was changed")
+        try tracker.skipPhase()
+        XCTAssertEqual(try tracker.undo(), "Skipped to focus phase", "the person's own steps undo as ever")
+        XCTAssertEqual(tracker.focusState.phase, .shortBreak)
+    }
+
     func testSettingsAreCheckedAndPersisted() throws {
         assertTrackerError("InvalidArgument", try tracker.setFocusMinutes(0))
         assertTrackerError("InvalidArgument", try tracker.setBreakMinutes(241))

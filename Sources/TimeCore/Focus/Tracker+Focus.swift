@@ -132,20 +132,24 @@ extension Tracker {
     /// timer fires, and at a start). A focus phase that would start by itself waits instead while
     /// the person is away, or starts now when its break ended long ago (the agent was not running,
     /// the machine slept). Returns the phases that ended, oldest first; none: nothing changed.
+    ///
+    /// Durable like every change, but no step of the undo history: time made it, not the person.
+    /// Undoing it would only bring back a phase whose end has passed, which the timer ends again
+    /// at once, so Undo would seem to do nothing; a person's earlier step that this change
+    /// touched since is refused by Undo with a sentence saying so (UndoHistory).
     @discardableResult
     public func advanceFocus(personAway: Bool = false) throws -> [FocusPhase] {
         let before = focusState
         guard before.isTiming, before.ends <= now else { return [] }
         var state = before
         let settings = focusSettings
-        return try change {
+        return try change(recordingStep: false) {
             let time = now
             var ended: [FocusPhase] = []
             while state.isTiming && state.ends <= time && ended.count < 64 {
                 try endPhase(at: state.ends, now: time, state: &state, settings: settings, personAway: personAway, ended: &ended)
             }
             try store.setFocusState(state)
-            describeStep(FocusText.endedSentence(ended.last ?? .focus, state: state))
             return ended
         }
     }
@@ -162,7 +166,7 @@ extension Tracker {
         let time = now
         let breakTaken = state.next.isBreak && time - max(awayFrom, state.ends) >= settings.seconds(of: state.next, minute: focusMinuteSeconds)
         guard breakTaken || (state.next == .focus && settings.autoStart) else { return ended }
-        try change {
+        try change(recordingStep: false) {  // made by the person's absence, as advanceFocus is by time
             if breakTaken {
                 ended.append(state.next)
                 (state.ended, state.endedStart, state.ends) = (state.next, max(awayFrom, state.ends), time)
@@ -172,7 +176,6 @@ extension Tracker {
                 try enter(.focus, at: time, state: &state, settings: settings)
             }
             try store.setFocusState(state)
-            describeStep(breakTaken ? "Counted the time away as the break" : "Started focus on return")
         }
         return ended
     }
@@ -322,15 +325,6 @@ public enum FocusText {
         case .shortBreak: "break"
         case .longBreak: "long break"
         case .waiting: "next phase"
-        }
-    }
-
-    static func endedSentence(_ ended: FocusPhase, state: FocusState) -> String {
-        let what = ended == .focus ? "Focus phase done" : (ended == .longBreak ? "Long break over" : "Break over")
-        switch state.phase {
-        case .waiting: return "\(what); the \(name(of: state.next)) waits"
-        case .off: return what
-        default: return "\(what); \(name(of: state.phase)) until \(LocalTime.clock(state.ends))"
         }
     }
 }
