@@ -9,6 +9,9 @@ import TimeCore
 /// answers end in the same functions as the methods.
 struct FocusWatch {
     var source: UInt32 = 0
+    /// FocusCount counts today's phases: while it is not 0, one timer for the next local
+    /// midnight, when it goes back to 0 (one wake-up a day at most).
+    var midnightSource: UInt32 = 0
     /// When the person left, while away (Presence): a break can be taken that way.
     var awayFrom: Int64?
 }
@@ -34,11 +37,23 @@ extension AgentService {
     /// After every change: one timer for the end of the running phase, or none.
     func updateFocusTimer() {
         if focus.source != 0 { g_source_remove(focus.source); focus.source = 0 }
+        if focus.midnightSource != 0 { g_source_remove(focus.midnightSource); focus.midnightSource = 0 }
+        let now = tracker.clock.now()
+        if published.focusCount > 0 {
+            let midnight = LocalTime.startOfDay(LocalTime.date(of: now).adding(days: 1))
+            focus.midnightSource = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, UInt32(clamping: max(1, midnight - now)), focusMidnight,
+                                                              Unmanaged.passUnretained(self).toOpaque(), nil)
+        }
         let state = tracker.focusState
         guard state.isTiming else { return }
         let delay = UInt32(clamping: max(0, state.ends - tracker.clock.now()) * 1000)
         focus.source = g_timeout_add_full(G_PRIORITY_DEFAULT, delay, focusPhaseDue, Unmanaged.passUnretained(self).toOpaque(), nil)
         Log.debug("focus: the \(state.phase.rawValue) ends in \(state.ends - tracker.clock.now()) s")
+    }
+
+    fileprivate func midnightPassed() {
+        focus.midnightSource = 0
+        refreshAfterChange()
     }
 
     fileprivate func focusTimerFired() {
@@ -181,6 +196,11 @@ struct FocusNotificationText {
             answers = [.startFocus, .moreTime, .stopFocus]
         }
     }
+}
+
+private func focusMidnight(_ data: UnsafeMutableRawPointer?) -> gboolean {
+    Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().midnightPassed()
+    return 0 // G_SOURCE_REMOVE: updateFocusTimer sets the next one
 }
 
 private func focusPhaseDue(_ data: UnsafeMutableRawPointer?) -> gboolean {

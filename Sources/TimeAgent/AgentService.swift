@@ -58,8 +58,8 @@ public final class AgentService {
 
     public func shutdown() {
         if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
-        for source in [targets.source, untracked.source, focus.source] where source != 0 { g_source_remove(source) }
-        (targets.source, untracked.source, focus.source) = (0, 0, 0)
+        for source in [targets.source, untracked.source, focus.source, focus.midnightSource] where source != 0 { g_source_remove(source) }
+        (targets.source, untracked.source, focus.source, focus.midnightSource) = (0, 0, 0, 0)
         stopAwayDetection()
         stopSync()
         window.detach()
