@@ -14,6 +14,9 @@ struct FocusWatch {
     var midnightSource: UInt32 = 0
     /// When the person left, while away (Presence): a break can be taken that way.
     var awayFrom: Int64?
+    /// The end whose change the storage refused: tried again a minute later, not at once, or
+    /// the timer would fire without pause.
+    var failedEnd: Int64?
 }
 
 extension TimerProperties {
@@ -45,10 +48,12 @@ extension AgentService {
                                                               Unmanaged.passUnretained(self).toOpaque(), nil)
         }
         let state = tracker.focusState
-        guard state.isTiming else { return }
-        let delay = UInt32(clamping: max(0, state.ends - tracker.clock.now()) * 1000)
+        // Read-only storage cannot end a phase: no timer for it.
+        guard state.isTiming, tracker.readOnlyReason == nil else { return }
+        let wait = max(0, state.ends - now, focus.failedEnd == state.ends ? 60 : 0)
+        let delay = UInt32(clamping: wait * 1000)
         focus.source = g_timeout_add_full(G_PRIORITY_DEFAULT, delay, focusPhaseDue, Unmanaged.passUnretained(self).toOpaque(), nil)
-        Log.debug("focus: the \(state.phase.rawValue) ends in \(state.ends - tracker.clock.now()) s")
+        Log.debug("focus: the \(state.phase.rawValue) ends in \(wait) s")
     }
 
     fileprivate func midnightPassed() {
@@ -60,8 +65,10 @@ extension AgentService {
         focus.source = 0
         do {
             let ended = try tracker.advanceFocus(personAway: focus.awayFrom != nil)
+            focus.failedEnd = nil
             if let last = ended.last { announcePhaseEnd(last) }
         } catch {
+            focus.failedEnd = tracker.focusState.ends
             Log.warning("could not end the focus phase: \(error)")
         }
         refreshAfterChange()
