@@ -132,6 +132,14 @@ public struct FocusState: Equatable, Sendable {
 
 enum FocusDataError: Error { case malformed }
 
+extension FocusState {
+    /// The `meta` form (its JSON); nil for text this code could not have written.
+    init?(storeText text: String) {
+        guard let json = try? JSON.parse(Array(text.utf8)), let state = try? FocusState(json: json) else { return nil }
+        self = state
+    }
+}
+
 /// The focus part of the data state: settings and the cycle (snapshot v11's `focus`).
 public struct FocusData: Equatable, Sendable {
     public var settings = FocusSettings()
@@ -143,17 +151,26 @@ public struct FocusData: Equatable, Sendable {
 }
 
 extension Store {
-    public func focusSettings() throws -> FocusSettings {
+    /// The settings and the cycle in one read of `meta` (a snapshot takes them at every change).
+    public func focusData() throws -> FocusData {
+        let keys = [FocusSettings.Key.focus, FocusSettings.Key.shortBreak, FocusSettings.Key.longBreak, FocusSettings.Key.every,
+                    FocusSettings.Key.autoStart, FocusSettings.Key.pauseInBreaks, FocusSettings.Key.state]
+        let rows = try database.query("SELECT key, value FROM meta WHERE key IN (?, ?, ?, ?, ?, ?, ?)",
+                                      .text(keys[0]), .text(keys[1]), .text(keys[2]), .text(keys[3]), .text(keys[4]), .text(keys[5]),
+                                      .text(keys[6])) { ($0.string(0), $0.string(1)) }
+        let values = Dictionary(rows, uniquingKeysWith: { first, _ in first })
         var settings = FocusSettings()
-        func number(_ key: String) throws -> UInt32? { try meta(key).flatMap { UInt32($0) } }
-        if let value = try number(FocusSettings.Key.focus) { settings.focusMinutes = value }
-        if let value = try number(FocusSettings.Key.shortBreak) { settings.breakMinutes = value }
-        if let value = try number(FocusSettings.Key.longBreak) { settings.longBreakMinutes = value }
-        if let value = try number(FocusSettings.Key.every) { settings.longBreakEvery = value }
-        if let value = try meta(FocusSettings.Key.autoStart) { settings.autoStart = value == "1" }
-        if let value = try meta(FocusSettings.Key.pauseInBreaks) { settings.pauseInBreaks = value == "1" }
-        return settings
+        func number(_ key: String) -> UInt32? { values[key].flatMap { UInt32($0) } }
+        if let value = number(FocusSettings.Key.focus) { settings.focusMinutes = value }
+        if let value = number(FocusSettings.Key.shortBreak) { settings.breakMinutes = value }
+        if let value = number(FocusSettings.Key.longBreak) { settings.longBreakMinutes = value }
+        if let value = number(FocusSettings.Key.every) { settings.longBreakEvery = value }
+        if let value = values[FocusSettings.Key.autoStart] { settings.autoStart = value == "1" }
+        if let value = values[FocusSettings.Key.pauseInBreaks] { settings.pauseInBreaks = value == "1" }
+        return FocusData(settings: settings, state: values[FocusSettings.Key.state].flatMap(FocusState.init(storeText:)) ?? FocusState())
     }
+
+    public func focusSettings() throws -> FocusSettings { try focusData().settings }
 
     /// Writes the settings that differ from the store's.
     func setFocusSettings(_ settings: FocusSettings) throws {
@@ -168,17 +185,13 @@ extension Store {
 
     /// The cycle; a value this code cannot read (none can be written) reads as off.
     public func focusState() throws -> FocusState {
-        guard let text = try meta(FocusSettings.Key.state), let json = try? JSON.parse(Array(text.utf8)),
-              let state = try? FocusState(json: json) else { return FocusState() }
-        return state
+        try meta(FocusSettings.Key.state).flatMap(FocusState.init(storeText:)) ?? FocusState()
     }
 
     func setFocusState(_ state: FocusState) throws {
         guard state != (try focusState()) else { return }
         try setMeta(FocusSettings.Key.state, state.json.serialized(.compact))
     }
-
-    public func focusData() throws -> FocusData { FocusData(settings: try focusSettings(), state: try focusState()) }
 
     func setFocusData(_ data: FocusData) throws {
         try setFocusSettings(data.settings)
