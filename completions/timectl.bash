@@ -17,20 +17,20 @@ _timectl() {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync help"
+    local commands="start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync focus help"
 
     # The command and subcommand typed so far; option values are skipped.
     local command="" sub="" i word
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--at|--duration|--note|--count|--output|-o|--by|--columns|--tag|--round|--round-mode|--rate|--target|--svg|--png)
+            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--at|--duration|--note|--count|--output|-o|--by|--columns|--tag|--round|--round-mode|--rate|--target|--svg|--png|--focus|--break|--long|--every)
                 ((i++)); continue ;;
             -*) continue ;;
         esac
         if [[ -z $command ]]; then
             command=$word
-        elif [[ -z $sub && ( $command == projects || $command == project || $command == categories || $command == reminders || $command == help ) ]]; then
+        elif [[ -z $sub && ( $command == projects || $command == project || $command == categories || $command == reminders || $command == focus || $command == help ) ]]; then
             sub=$word
         fi
     done
@@ -54,6 +54,9 @@ _timectl() {
         --round-mode) COMPREPLY=($(compgen -W "up nearest down" -- "$cur")); return ;;
         --svg|--png) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color|--name|--session|--duration|--note|--count|--tag|--rate|--target) return ;;
+        --focus) COMPREPLY=($(compgen -W "25m 50m" -- "$cur")); return ;;
+        --break|--long) COMPREPLY=($(compgen -W "5m 10m 15m 20m" -- "$cur")); return ;;
+        --every) COMPREPLY=($(compgen -W "0 2 3 4" -- "$cur")); return ;;
         --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
 
@@ -120,6 +123,20 @@ _timectl() {
             options="--json --help"
             [[ -z $sub && $cur != -* ]] && { COMPREPLY=($(compgen -W "keep discard stop" -- "$cur")); return; } ;;
         watch) options="--format --help" ;;
+        focus)
+            case $sub in
+                "")
+                    if [[ $cur != -* ]]; then
+                        local -a subs=($(compgen -W "stop skip extend status set" -- "$cur"))
+                        _timectl_lines timectl projects --names
+                        COMPREPLY=("${subs[@]}" "${COMPREPLY[@]}")
+                        return
+                    fi ;;
+                extend) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "5m 10m 15m" -- "$cur")); return; } ;;
+                set) options="--focus --break --long --every --auto --no-auto --pause-in-breaks --no-pause-in-breaks --help" ;;
+                stop|skip|status) ;;
+                *) [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
+            esac ;;
         import)
             options="--dry-run --json --help"
             if [[ $cur != -* ]]; then

@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/timectl.fish (or /usr/share/fish/vendor_completions.d/).
 # Project names come from `timectl projects --names`, categories from `timectl categories`.
 
-set -l commands start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync help
+set -l commands start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync focus help
 
 function __timectl_projects
     timectl projects --names 2>/dev/null
@@ -97,6 +97,18 @@ complete -c timectl -n "__fish_seen_subcommand_from reminders; and not __fish_se
 complete -c timectl -n "__fish_seen_subcommand_from reminders; and __fish_seen_subcommand_from untracked" -a 'off 10 15 20 30' -d 'Minutes at the desk'
 complete -c timectl -n "__fish_seen_subcommand_from away; and not __fish_seen_subcommand_from keep discard stop" -a 'keep discard stop' -d 'Answer'
 complete -c timectl -n "__fish_seen_subcommand_from away" -l json -d 'Print JSON'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a focus -d 'Start a focus phase, or stop, skip, extend or set the focus timer'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from stop skip extend status set" -a 'stop skip extend status set' -d 'Focus timer'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from stop skip extend status set" -a '(__timectl_projects)'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from extend" -a '5m 10m 15m' -d 'Minutes'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l focus -x -d 'A focus phase (25m)'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l break -x -d 'A break (5m)'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l long -x -d 'A long break (15m)'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l every -x -d 'Focus phases before a long break (0: none)'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l auto -d 'Start the next phase by itself'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l no-auto -d 'Wait for you to start the next phase'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l pause-in-breaks -d 'Pause the session in breaks'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l no-pause-in-breaks -d 'Keep the session running in breaks'
 complete -c timectl -n "__fish_seen_subcommand_from watch" -l format -x -a 'waybar json plain' -d 'Output format'
 complete -c timectl -n "__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from hamster timewarrior watson csv json" -x -a 'hamster timewarrior watson csv json' -d 'Format'
 complete -c timectl -n "__fish_seen_subcommand_from import" -l dry-run -d 'Only show what would be added'

@@ -152,7 +152,7 @@ if start_agent "$data"; then
 fi
 
 if [ "$screenshots" -eq 1 ]; then
-    for picture in window-now window-day window-week window-now-dark window-day-dark window-week-dark; do
+    for picture in window-now window-day window-week window-now-dark window-day-dark window-week-dark window-focus; do
         [ -f "$output/$picture.png" ] && cp "$output/$picture.png" "docs/$picture.png" && say "docs/$picture.png updated"
     done
 fi

@@ -36,6 +36,7 @@ import atspi_tree as at  # noqa: E402
 import corrections  # noqa: E402
 from app_window import Window  # noqa: E402
 from check_day import check_delete_and_undo, check_edit_session  # noqa: E402
+from check_focus import check_focus  # noqa: E402
 from check_names import check_dialog_names, check_names  # noqa: E402
 from check_pictures import command_shots  # noqa: E402
 from check_projects import check_new_project  # noqa: E402
@@ -74,6 +75,7 @@ def command_checks(args):
                check_timectl_follows, window, args.timectl)
 
     report.run("dialog-names", "0. accessible names in the dialogs", check_dialog_names, window)
+    report.run("focus", "6. the focus timer in the Now view: its phase, bar and buttons", check_focus, window)
     report.run("agent-restart", "7. agent killed (-9) and restarted: the window says it is reconnecting, then recovers",
                check_agent_restart, window, args.agent_pid_file, args.agent_log, args.argv)
     report.run("dialog-kept", "7. agent killed and restarted while the New project dialog is open: what was typed stays",

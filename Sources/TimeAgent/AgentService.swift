@@ -29,11 +29,14 @@ public final class AgentService {
     /// The timer for the next weekly target (AgentService+Targets) and the not-tracking reminder (+Untracked).
     var targets = TargetWatch()
     var untracked = UntrackedWatch()
+    /// The focus timer's one timer for the end of the running phase (AgentService+Focus).
+    var focus = FocusWatch()
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
         self.storage = storage
         self.minuteLength = minuteLength
+        tracker.focusMinuteSeconds = minuteLength
         published = TimerProperties()
         if notifications {
             notifier = Notifier(appName: "Time", desktopEntry: Contract.desktopEntry, appIcon: AppIcons.application,
@@ -55,8 +58,8 @@ public final class AgentService {
 
     public func shutdown() {
         if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
-        for source in [targets.source, untracked.source] where source != 0 { g_source_remove(source) }
-        (targets.source, untracked.source) = (0, 0)
+        for source in [targets.source, untracked.source, focus.source, focus.midnightSource] where source != 0 { g_source_remove(source) }
+        (targets.source, untracked.source, focus.source, focus.midnightSource) = (0, 0, 0, 0)
         stopAwayDetection()
         stopSync()
         window.detach()
@@ -81,6 +84,7 @@ public final class AgentService {
         var properties = TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
         properties.setAway(from: tracker)
         properties.setPlans(from: tracker)
+        properties.setFocus(from: tracker)
         properties.canUndo = (try? tracker.canUndo()) ?? ""
         properties.dataRevision = tracker.committedChanges
         return properties
@@ -110,6 +114,7 @@ public final class AgentService {
         updateAway()
         updateTargets(status)
         updateUntracked(status)
+        updateFocusTimer()
         tray?.refresh(status)
     }
 
@@ -258,7 +263,7 @@ public final class AgentService {
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ] + correctionMethods + awayMethods + exchangeMethods + undoMethods + syncMethods + reportMethods, properties: [
+        ] + correctionMethods + awayMethods + exchangeMethods + undoMethods + syncMethods + reportMethods + focusMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),
@@ -283,6 +288,6 @@ public final class AgentService {
                 // (the new step), then the reminder and the tray.
                 self.refreshAfterChange()
             },
-        ] + awayProperties + syncProperties + planProperties)
+        ] + awayProperties + syncProperties + planProperties + focusProperties)
     }
 }

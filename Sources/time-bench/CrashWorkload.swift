@@ -35,6 +35,9 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
     do {
         let home = try DataHome(directory: folder)
         let tracker = home.tracker
+        // Focus phases of no length: each ends as soon as it starts, so a round records a
+        // completed phase with its session without waiting for one.
+        tracker.focusMinuteSeconds = 0
         try acknowledge(tracker)
         let now = Int64(time(nil))
         let year: Int64 = 365 * 86400
@@ -64,6 +67,10 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
                 { try tracker.addCategory("Leisure \(r)") },
                 { _ = try tracker.createProject(name: "Reading \(r)", color: "", category: "Leisure \(r)") },
                 { _ = try tracker.startProject(r == 0 ? "Writing" : "Reading \(r)") },
+                { _ = try tracker.startFocus("") },
+                { try tracker.advanceFocus() },
+                { try tracker.skipPhase() },
+                { try tracker.setFocusMinutes(UInt32(20 + r % 10)) },
                 { try tracker.addSession(project: 1, start: now - 3 * year - Int64(r) * 86400, duration: "30m", note: "years back") },
                 { try tracker.pause() },
                 { try tracker.resume() },

@@ -311,6 +311,10 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try complete("timectl", "project", "set", "Garden", "--"), ["--rate", "--target", "--help"])
         XCTAssertEqual(try complete("timectl", "reminders", "u"), ["untracked"])
         XCTAssertEqual(try complete("timectl", "cu"), ["currency"])
+        XCTAssertEqual(try complete("timectl", "focus", "s"), ["stop", "skip", "status", "set"])
+        XCTAssertEqual(try complete("timectl", "focus", "G"), ["Garden"])
+        XCTAssertEqual(try complete("timectl", "focus", "set", "--no"), ["--no-auto", "--no-pause-in-breaks"])
+        XCTAssertEqual(try complete("timectl", "focus", "extend", ""), ["5m", "10m", "15m"])
     }
 
     /// Completes a command line in a real interactive zsh, run in a pseudo-terminal by zsh's own
@@ -367,6 +371,8 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try fish("timectl report --ro").sorted(), ["--round", "--round-mode"])
         XCTAssertEqual(try fish("timectl report --by ").sorted(), ["category", "project", "tag"])
         XCTAssertEqual(try fish("timectl project set Garden --r"), ["--rate"])
+        XCTAssertEqual(try fish("timectl focus s").sorted(), ["set", "skip", "status", "stop"])
+        XCTAssertEqual(try fish("timectl focus set --no").sorted(), ["--no-auto", "--no-pause-in-breaks"])
 
         let syntax = try Command.run("zsh", ["-n", completions + "/_timectl"], exactEnvironment: environment, timeout: 20)
         XCTAssertEqual(syntax.status, 0, syntax.stderr)
@@ -389,6 +395,8 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try zsh("timectl sessions --l"), ["--last-week"])
         XCTAssertEqual(try zsh("timectl cu"), ["currency"])
         XCTAssertEqual(try zsh("timectl report --by "), ["category", "project", "tag"])
+        XCTAssertEqual(try zsh("timectl focus s"), ["set", "skip", "status", "stop"])
+        XCTAssertEqual(try zsh("timectl focus set --no"), ["--no-auto", "--no-pause-in-breaks"])
     }
 }
 

@@ -64,6 +64,7 @@ extension Tracker {
             updated.segments[updated.segments.count - 1].end = at
             try store.updateSession(updated, previous: open, segmentsChanged: true)
             try fitAwaySpans(of: updated)
+            if open.isRunning { try focusSessionPaused(at: at) } else { try focusPauseMoved(from: last.end ?? at, to: at) }
             openSession = updated
             describeStep(open.isRunning ? "Paused \(name(open)) at \(clockText(at))"
                 : "Paused \(name(open)) since \(clockText(at)) instead of \(clockText(last.end ?? at))")
@@ -97,9 +98,11 @@ extension Tracker {
                 updated.segments[updated.segments.count - 1].start = at
                 try store.updateSession(updated, previous: open, segmentsChanged: true)
                 try fitAwaySpans(of: updated)
+                try focusResumeMoved(from: last.start, to: at)
                 describeStep("Resumed \(name(open)) at \(clockText(at)) instead of \(clockText(last.start))")
             } else {
                 try store.openSegment(of: open.id, at: at)
+                try focusSessionResumed(at: at)
                 describeStep("Resumed \(name(open)) at \(clockText(at))")
             }
             openSession = try store.session(id: open.id)
@@ -116,7 +119,10 @@ extension Tracker {
             throw TrackerError.invalidArgument(
                 "\(name(open)) began at \(clockText(open.start)); it cannot end before it began (\(clockText(end))). To change when it began, give it a new start with EditSession (timectl edit current --start TIME).")
         }
-        try change { try complete(open, endingAt: end) }
+        try change {
+            try complete(open, endingAt: end)
+            try focusSessionStopped()
+        }
         return open.id
     }
 

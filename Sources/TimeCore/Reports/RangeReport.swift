@@ -20,6 +20,8 @@ public struct RangeReport: Equatable, Sendable {
         public var target: Int64 = 0
         /// Sessions counted in the group.
         public var sessions = 0
+        /// Focus phases completed in the range (their end within it) by the group's sessions.
+        public var focus = 0
         public var total: Int64 { columns.reduce(0, +) }
 
         /// Rounded seconds × rate per column, summed exactly (for amounts per column).
@@ -45,6 +47,10 @@ public struct RangeReport: Equatable, Sendable {
     public private(set) var estimatedSessions = 0
     /// Sessions in the range whose span overlaps another's there (contract: `overlapping`).
     public private(set) var overlappingSessions = 0
+    /// Focus phases completed in the range (Report json's `focus`): a phase counts where it ends.
+    public private(set) var focus = 0
+    /// The same per column (where each phase ended).
+    public private(set) var focusColumns: [Int]
     public var total: Int64 { columnTotals.reduce(0, +) }
 
     let grid: TimeGrid
@@ -82,6 +88,7 @@ public struct RangeReport: Equatable, Sendable {
         currency = context.plans.currency
         target = PlanSettings.share(of: context.plans.weeklyTarget, days: range.days)
         columnTotals = [Int64](repeating: 0, count: columns.count)
+        focusColumns = [Int](repeating: 0, count: columns.count)
 
         var groupIndex: [String: Int] = [:]
         var projectCentSeconds: [ProjectID: Int64] = [:]
@@ -101,8 +108,16 @@ public struct RangeReport: Equatable, Sendable {
                 groupIndex[member.key] = groups.count - 1
                 return groups.count - 1
             }
+            var phases = 0
+            for span in session.focus {
+                guard let column = grid.column(of: span.end) else { continue }
+                focusColumns[column] += 1
+                phases += 1
+            }
+            focus += phases
             for index in indices {
                 groups[index].sessions += 1
+                groups[index].focus += phases
                 groups[index].rates.insert(rate)
                 if rate != nil { groups[index].hasRatedTime = true }
             }

@@ -32,6 +32,8 @@ public struct NowModel: Equatable {
     public var startedTime: String
     /// "Paused since…" and "Stop at…" (an open session); "Start at…" is always there.
     public var showsCorrections: Bool
+    /// The focus timer's phase, its bar and buttons (NowModel+Focus).
+    public var focus: FocusShown
 
     public struct AwayLine: Equatable {
         public var id: UInt64
@@ -75,16 +77,19 @@ public struct NowModel: Equatable {
         default: storageBanner = nil
         }
         canChange = connected && !p.isReadOnly
-        ticks = state == "running"
         startedTime = open && p.sessionStart > 0 ? LocalTime.clockString(p.sessionStart) : ""
         startedAt = startedTime.isEmpty ? nil : "Started at \(startedTime)"
         showsCorrections = open
+        focus = FocusShown(properties: p, now: now)
+        ticks = state == "running" || focus.ticks
     }
 
     /// Whether only what a tick moves (the elapsed time, the totals) differs from `other`.
     public func sameExceptTime(as other: NowModel) -> Bool {
+        guard focus.sameExceptTime(as: other.focus) else { return false }
         var a = self, b = other
         (a.elapsed, a.totals, b.elapsed, b.totals) = ("", "", "", "")
+        (a.focus, b.focus) = (other.focus, other.focus)
         return a == b
     }
 

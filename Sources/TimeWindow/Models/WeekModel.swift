@@ -92,8 +92,10 @@ public struct WeekModel: Equatable {
         self.categories = rows(byCategory, unnamed: "Uncategorized").map { row in var r = row; r.amount = ""; return r }
         showsAmounts = self.projects.contains { !$0.amount.isEmpty }
         let target = byProject["target"]?.intValue ?? 0
+        let focus = byProject["focus"]?.intValue ?? 0
         total = "Total " + Shown.hoursMinutes(byProject["total"]?.intValue ?? 0)
             + (target > 0 ? " of \(Shown.hoursMinutes(target))" : "")
+            + (focus > 0 ? " · \(focus) focus phase\(focus == 1 ? "" : "s")" : "")
     }
 
     /// The range the agent's `Report` takes for the week starting at `weekStart`.

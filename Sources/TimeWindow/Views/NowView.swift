@@ -21,6 +21,12 @@ final class NowView {
     private let resume = Make.button("Resume", style: "pill")
     private let stop = Make.button("Stop", style: "pill")
     private let continueButton = Make.button("Continue", style: "pill")
+    private let focusLabel = Make.label("", style: "heading")
+    private let focusBar = Make.levelBar(name: "Time left of the phase")
+    private let startFocus = Make.button("Start focus")
+    private let skipPhase = Make.button("Skip")
+    private let extendPhase = Make.button("+5 min").accessibleName("Five more minutes")
+    private let stopFocus = Make.button("Stop focus")
     private let picker = Make.dropDown(name: "Project to start")
     private let start = Make.button("Start", style: "pill")
     private let note = Make.entry(name: "Note", hint: "Note for this session (Enter saves)")
@@ -45,7 +51,10 @@ final class NowView {
         let startRow = Make.box(false, spacing: 6, [picker.expand(horizontally: true), start])
         let corrections = Make.box(false, spacing: 6, [pausedSince, stopAt, startAt]).align(GTK_ALIGN_CENTER)
         startedAt.align(GTK_ALIGN_CENTER)
-        for widget in [awayBox, project, category, elapsed, startedAt, timerButtons, continueButton, startRow, corrections, note, totals] {
+        let focusButtons = Make.box(false, spacing: 6, [startFocus, skipPhase, extendPhase, stopFocus]).align(GTK_ALIGN_CENTER)
+        let focusBox = Make.box(true, spacing: 6, [focusLabel, focusBar, focusButtons])
+        for widget in [awayBox, project, category, elapsed, startedAt, timerButtons, focusBox, continueButton, startRow, corrections,
+                       note, totals] {
             root.append(widget)
         }
         signals.clicked(pause) { context.send(NowModel.pause) }
@@ -60,6 +69,10 @@ final class NowView {
         signals.clicked(pausedSince) { [weak self] in self?.correct(.pausedSince) }
         signals.clicked(stopAt) { [weak self] in self?.correct(.stopAt) }
         signals.clicked(startAt) { [weak self] in self?.correct(.startAt) }
+        signals.clicked(startFocus) { context.send(FocusShown.startFocus) }
+        signals.clicked(skipPhase) { context.send(FocusShown.skip) }
+        signals.clicked(extendPhase) { context.send(FocusShown.extend) }
+        signals.clicked(stopFocus) { context.send(FocusShown.stopFocus) }
         signals.activated(note) { [weak self] in self?.saveNote() }
         context.onProjectsChanged.append { [weak self] in self?.fillPicker() }
     }
@@ -84,6 +97,8 @@ final class NowView {
         // widget costs a redraw and, with a screen reader's bus, an event).
         elapsed.text = model.elapsed
         totals.text = model.totals
+        focusLabel.text = model.focus.text
+        focusBar.level = model.focus.left
         guard let shown = self.model, model.sameExceptTime(as: shown) else { return showAll(model) }
     }
 
@@ -114,6 +129,7 @@ final class NowView {
             control.isSensitive = model.canChange
         }
         showAway(model.away, enabled: model.canChange)
+        showFocus(model.focus, enabled: model.canChange)
     }
 
     private func showAway(_ lines: [NowModel.AwayLine], enabled: Bool) {
@@ -131,6 +147,17 @@ final class NowView {
             awayBox.append(row)
             awayRows.append(row)
         }
+    }
+
+    private func showFocus(_ focus: FocusShown, enabled: Bool) {
+        focusLabel.isVisible = !focus.text.isEmpty
+        focusBar.isVisible = focus.showsBar
+        startFocus.isVisible = focus.showsStartFocus
+        skipPhase.isVisible = focus.skipLabel != nil
+        skipPhase.buttonLabel = focus.skipLabel ?? "Skip"
+        extendPhase.isVisible = focus.showsExtend
+        stopFocus.isVisible = focus.showsStopFocus
+        for control in [startFocus, skipPhase, extendPhase, stopFocus] { control.isSensitive = enabled }
     }
 
     private func fillPicker() {

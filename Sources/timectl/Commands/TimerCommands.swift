@@ -180,6 +180,7 @@ struct Status: ParsableCommand {
             members.append(("session_start", .int(panel.sessionStart)))
             members.append(("active_seconds", .int(panel.activeSeconds)))
             members.append(("storage_state", .string(panel.storageState)))
+            members += panel.focusJSON
             output(JSON.object(members).text)
         case .text:
             let status = try replies[1].reply().first?.variantDictionary ?? [:]
@@ -210,6 +211,7 @@ struct Status: ParsableCommand {
                     .joined(separator: "\n          ")))
             }
         }
+        if !panel.focusLine.isEmpty { rows.append(("Focus", panel.focusLine)) }
         rows.append(("Today", Format.hms(status["today"]?.integer ?? 0)))
         rows.append(("Week", Format.hms(status["week"]?.integer ?? 0)))
         return rows.map { $0.0 + ":" + String(repeating: " ", count: 9 - $0.0.count) + $0.1 }.joined(separator: "\n")
