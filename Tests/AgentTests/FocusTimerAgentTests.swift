@@ -134,6 +134,23 @@ final class FocusTimerAgentTests: XCTestCase {
         XCTAssertEqual(groups.first { $0["name"] as? String == "Reading" }?["focus"] as? Int, 1, "counted with the session open at its end")
     }
 
+    /// The phase's end passes while no agent runs: the next agent ends it at once, at its end.
+    func testAPhaseThatEndedWhileTheAgentWasStoppedEndsAtTheNextStart() throws {
+        let agent = try AgentHarness(environment: fast)
+        defer { agent.tearDown() }
+        try agent.createProject("Writing")
+        try agent.setProperty("FocusMinutes", .uint32(2))
+        try agent.call("StartFocus", [.string("Writing")])
+        let ends = try XCTUnwrap(agent.property("FocusEnds").int64Value)
+        agent.stopAgent()
+        sleep(until: ends + 2)
+        try agent.restart()
+        try waitFor(agent, "FocusState", .string("waiting"), seconds: 3)
+        XCTAssertEqual(try agent.property("FocusCount"), .uint32(1))
+        XCTAssertEqual(try agent.state(), "running", "the break waits for the person (FocusAutoStart off)")
+        XCTAssertEqual(try reportFocus(agent, "today"), 1)
+    }
+
     // MARK: The storage refusing
 
     func testAPhaseEndTheStorageRefusesIsTriedAgainAndEndsOnceItCan() throws {
