@@ -19,6 +19,11 @@
 #   8. a read-only store (a newer schema): Start, New project, Add time (and Stop, Pause where
 #      shown) insensitive, StorageMessage shown
 #   9. pictures of the Now, Day and Week views, light and dark (ADW_DEBUG_COLOR_SCHEME=prefer-dark)
+#   P. Preferences (scripts/window/settings_checks.py), opened from the main menu: every control
+#      named once; the reminder spin button sets ReminderMinutes, and timectl/busctl changes show
+#      in it; the weekly target; the currency and the agent's refusal in its words; sync on with a
+#      folder (SyncFolder, the devices seen) and off; Start at login off writes the override in
+#      ~/.config/autostart, on removes it
 # One line per check (ok - / not ok -), then "N passed, M failed"; exit status 1 on any failure.
 # Pictures, logs and, on a failure, the window's AT-SPI tree go to $TIME_TEST_OUTPUT/window
 # (default .build/test-output/window).
@@ -40,7 +45,7 @@ while [ $# -gt 0 ]; do
         --screenshots) screenshots=1 ;;
         --keep) keep=1 ;;
         --bin) bin="${2:?--bin needs a folder}"; build=0; shift ;;
-        -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "usage: scripts/test-window.sh [--no-build] [--screenshots] [--keep] [--bin DIR]"; exit 2 ;;
     esac
     shift
@@ -108,6 +113,19 @@ start_window
 phase checks --pid "$window" --output "$output" --timectl "$bin/timectl" --agent-pid-file "$work/agent.pid" \
     --agent-log "$work/agent.log" -- $(agent_argv "$work/data")
 stop_window "checks 1-7"
+
+say "== Preferences and History (a store of their own; an autostart entry installed for everyone)"
+# Preferences' login start reads the system's entry from $XDG_CONFIG_DIRS and writes the user's
+# override in $XDG_CONFIG_HOME/autostart: both in the work folder.
+stop_agent
+start_agent "$work/settings"
+mkdir -p "$work/xdg/autostart"
+cp desktop/time-agent-autostart.desktop "$work/xdg/autostart/time-agent.desktop"
+start_window XDG_CONFIG_DIRS="$work/xdg"
+phase_settings() { /usr/bin/python3 -B scripts/window/settings_checks.py "$@" 2>>"$work/check.log" | tee -a "$results" || true; }
+phase_settings preferences --pid "$window" --output "$output" --timectl "$bin/timectl" --sync-folder "$work/sync" \
+    --autostart-system "$work/xdg/autostart/time-agent.desktop"
+stop_window "Preferences and History"
 
 say "== Pictures, light and dark"
 # A store of their own: yesterday's session, this morning's work, Writing running.

@@ -29,6 +29,8 @@ public final class AgentService {
     /// The timer for the next weekly target (AgentService+Targets) and the not-tracking reminder (+Untracked).
     var targets = TargetWatch()
     var untracked = UntrackedWatch()
+    /// Where the data is (`DataFolder`), set by main once the data home is open.
+    var dataFolder = ""
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
@@ -350,7 +352,7 @@ public final class AgentService {
                 // (the new step), then the reminder and the tray.
                 self.refreshAfterChange()
             },
-        ] + awayProperties + syncProperties + planProperties)
+        ] + awayProperties + syncProperties + planProperties + dataProperties)
     }
 
     /// `ShowWeeklyReport`: the week's totals as a notification with its chart (the tray's middle click too).

@@ -20,6 +20,7 @@ final class MainWindow {
     private let day: DayView
     private let week: WeekView
     private var history = HistoryModel(canUndo: "", history: [])
+    private var preferences: PreferencesWindow?
 
     init(application: Application, context: WindowContext) {
         self.context = context
@@ -68,6 +69,7 @@ final class MainWindow {
         application.addAction("undo", shortcuts: ["<Control>z"]) { [weak self] in self?.perform("Undo") }
         application.addAction("redo", shortcuts: ["<Control><Shift>z", "<Control>y"]) { [weak self] in self?.perform("Redo") }
         application.addAction("shortcuts", shortcuts: ["<Control>question"]) { [weak self] in self?.showShortcuts() }
+        application.addAction("preferences", shortcuts: ["<Control>comma"]) { [weak self] in self?.showPreferences() }
         application.addAction("about") { [weak self] in self?.showAbout() }
         application.addAction("quit", shortcuts: ["<Control>q"]) { [weak self] in
             guard let self else { return }
@@ -85,6 +87,7 @@ final class MainWindow {
     /// the data (`DataRevision`), or the agent coming back, makes every view read again.
     private func agentChanged(_ keys: Set<String>) {
         showBanner()
+        preferences?.agentChanged(keys)
         if keys.isEmpty || keys.contains("DataRevision") || keys.contains("StorageState") || keys.count > 10 {
             reloadAll()
         } else {
@@ -147,6 +150,7 @@ final class MainWindow {
 
     private static func menuButton() -> Widget {
         let menu = g_menu_new()
+        g_menu_append(menu, "_Preferences", "app.preferences")
         g_menu_append(menu, "_Keyboard Shortcuts", "app.shortcuts")
         g_menu_append(menu, "_About Time", "app.about")
         g_menu_append(menu, "_Quit", "app.quit")
@@ -155,6 +159,15 @@ final class MainWindow {
         gtk_menu_button_set_menu_model(button.opaque, cast(UnsafeMutableRawPointer(menu!)))
         g_object_unref(UnsafeMutableRawPointer(menu))
         return button
+    }
+
+    /// One Preferences window; asked again, it comes to the front.
+    private func showPreferences() {
+        if let preferences { return preferences.present() }
+        let made = PreferencesWindow(context: context)
+        made.onClose = { [weak self] in self?.preferences = nil }
+        preferences = made
+        made.present()
     }
 
     private func showShortcuts() {
