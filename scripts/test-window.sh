@@ -24,6 +24,10 @@
 #      in it; the weekly target; the currency and the agent's refusal in its words; sync on with a
 #      folder (SyncFolder, the devices seen) and off; Start at login off writes the override in
 #      ~/.config/autostart, on removes it
+#   H. History from the main menu: the agent's newest step first, a timectl change shown at once,
+#      Undo (the step marked undone) and Redo
+#   C. the Week view's chart drawn for the colour scheme in force, redrawn when the desktop's style
+#      changes (a stand-in for the settings portal, scripts/window/scheme_portal.py, switches it)
 # One line per check (ok - / not ok -), then "N passed, M failed"; exit status 1 on any failure.
 # Pictures, logs and, on a failure, the window's AT-SPI tree go to $TIME_TEST_OUTPUT/window
 # (default .build/test-output/window).
@@ -45,7 +49,7 @@ while [ $# -gt 0 ]; do
         --screenshots) screenshots=1 ;;
         --keep) keep=1 ;;
         --bin) bin="${2:?--bin needs a folder}"; build=0; shift ;;
-        -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "usage: scripts/test-window.sh [--no-build] [--screenshots] [--keep] [--bin DIR]"; exit 2 ;;
     esac
     shift
@@ -121,11 +125,19 @@ stop_agent
 start_agent "$work/settings"
 mkdir -p "$work/xdg/autostart"
 cp desktop/time-agent-autostart.desktop "$work/xdg/autostart/time-agent.desktop"
+# The desktop's style through a stand-in for the settings portal (light now, dark on SIGUSR1).
+/usr/bin/python3 -B scripts/window/scheme_portal.py >>"$work/portal.log" 2>&1 &
+pids+=($!)
+portal=$!
+wait_until 10 has_owner org.freedesktop.portal.Desktop || report "not ok - the settings portal stand-in did not start"
 start_window XDG_CONFIG_DIRS="$work/xdg"
 phase_settings() { /usr/bin/python3 -B scripts/window/settings_checks.py "$@" 2>>"$work/check.log" | tee -a "$results" || true; }
 phase_settings preferences --pid "$window" --output "$output" --timectl "$bin/timectl" --sync-folder "$work/sync" \
     --autostart-system "$work/xdg/autostart/time-agent.desktop"
+phase_settings history --pid "$window" --output "$output" --timectl "$bin/timectl"
+phase_settings scheme --pid "$window" --output "$output" --portal-pid "$portal"
 stop_window "Preferences and History"
+stop_tree "$portal"  # the pictures below set their scheme themselves
 
 say "== Pictures, light and dark"
 # A store of their own: yesterday's session, this morning's work, Writing running.

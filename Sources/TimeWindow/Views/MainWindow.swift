@@ -21,6 +21,7 @@ final class MainWindow {
     private let week: WeekView
     private var history = HistoryModel(canUndo: "", history: [])
     private var preferences: PreferencesWindow?
+    private var historyWindow: HistoryWindow?
 
     init(application: Application, context: WindowContext) {
         self.context = context
@@ -70,6 +71,7 @@ final class MainWindow {
         application.addAction("redo", shortcuts: ["<Control><Shift>z", "<Control>y"]) { [weak self] in self?.perform("Redo") }
         application.addAction("shortcuts", shortcuts: ["<Control>question"]) { [weak self] in self?.showShortcuts() }
         application.addAction("preferences", shortcuts: ["<Control>comma"]) { [weak self] in self?.showPreferences() }
+        application.addAction("history", shortcuts: ["<Control>h"]) { [weak self] in self?.showHistory() }
         application.addAction("about") { [weak self] in self?.showAbout() }
         application.addAction("quit", shortcuts: ["<Control>q"]) { [weak self] in
             guard let self else { return }
@@ -88,6 +90,7 @@ final class MainWindow {
     private func agentChanged(_ keys: Set<String>) {
         showBanner()
         preferences?.agentChanged(keys)
+        historyWindow?.agentChanged(keys)
         if keys.isEmpty || keys.contains("DataRevision") || keys.contains("StorageState") || keys.count > 10 {
             reloadAll()
         } else {
@@ -151,6 +154,7 @@ final class MainWindow {
     private static func menuButton() -> Widget {
         let menu = g_menu_new()
         g_menu_append(menu, "_Preferences", "app.preferences")
+        g_menu_append(menu, "_History", "app.history")
         g_menu_append(menu, "_Keyboard Shortcuts", "app.shortcuts")
         g_menu_append(menu, "_About Time", "app.about")
         g_menu_append(menu, "_Quit", "app.quit")
@@ -167,6 +171,14 @@ final class MainWindow {
         let made = PreferencesWindow(context: context)
         made.onClose = { [weak self] in self?.preferences = nil }
         preferences = made
+        made.present()
+    }
+
+    private func showHistory() {
+        if let historyWindow { return historyWindow.present() }
+        let made = HistoryWindow(context: context)
+        made.onClose = { [weak self] in self?.historyWindow = nil }
+        historyWindow = made
         made.present()
     }
 
