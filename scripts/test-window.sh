@@ -33,7 +33,7 @@
 # (default .build/test-output/window).
 #   scripts/test-window.sh [--no-build] [--screenshots] [--keep] [--bin DIR]
 #     --no-build      use the existing debug build
-#     --screenshots   also copy the pictures to docs/window-{now,day,week}[-dark].png
+#     --screenshots   also copy the pictures to docs/window-{now,day,week,preferences,preferences-sync}[-dark].png
 #     --keep          keep the work folder (/tmp/time-window.*) with the stores and logs
 #     --bin DIR       take time-agent, timectl and time-tracker from DIR (implies --no-build)
 set -euo pipefail
@@ -146,9 +146,11 @@ start_agent "$work/pictures"
 "${check[@]}" seed --output "$work" 2>>"$work/check.log" || report "not ok - seeding the agent for the pictures"
 start_window
 phase shots --pid "$window" --output "$output"
+phase_settings picture --pid "$window" --output "$output"
 stop_window "the light pictures"
 start_window ADW_DEBUG_COLOR_SCHEME=prefer-dark
 phase shots --pid "$window" --output "$output" --suffix=-dark
+phase_settings picture --pid "$window" --output "$output" --suffix=-dark
 stop_window "the dark pictures"
 "$bin/timectl" stop >/dev/null 2>&1 || true
 stop_agent
@@ -171,7 +173,8 @@ if start_agent "$data"; then
 fi
 
 if [ "$screenshots" -eq 1 ]; then
-    for picture in window-now window-day window-week window-now-dark window-day-dark window-week-dark; do
+    for picture in window-now window-day window-week window-now-dark window-day-dark window-week-dark \
+        window-preferences window-preferences-dark window-preferences-sync window-preferences-sync-dark; do
         [ -f "$output/$picture.png" ] && cp "$output/$picture.png" "docs/$picture.png" && say "docs/$picture.png updated"
     done
 fi

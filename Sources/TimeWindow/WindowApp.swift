@@ -17,7 +17,8 @@ public enum WindowApp {
 
             Time's window: the running timer, your projects, the day and the week. It talks to
             time-agent on the session bus (starting it when needed) and never opens the data itself.
-            Keyboard: Ctrl+Z undo, Ctrl+Shift+Z redo, Ctrl+? shortcuts, Ctrl+Q quit.
+            Keyboard: Ctrl+Z undo, Ctrl+Shift+Z redo, Ctrl+, preferences, Ctrl+H history,
+            Ctrl+? shortcuts, Ctrl+Q quit.
             """)
             return 0
         }

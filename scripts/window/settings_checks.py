@@ -5,6 +5,7 @@ with the agent (its properties over the session bus) and the autostart folder as
     settings_checks.py preferences --pid PID --output DIR --timectl T --autostart-system FILE
     settings_checks.py history --pid PID --output DIR --timectl T
     settings_checks.py scheme --pid PID --output DIR --portal-pid P   (scripts/window/scheme_portal.py's pid)
+    settings_checks.py picture --pid PID --output DIR [--suffix=-dark]   pictures of Preferences
 
 Opens each from the main menu as a person does (the `Main menu` button, then its item), finds
 each control by role and accessible name, sets spin buttons through AT-SPI's Value, types through
@@ -321,8 +322,8 @@ def command_history(args):
 
 # MARK: The chart follows the colour scheme
 
-def shoot(pid, path):
-    """The main window's part of the screen (import -window root, cut to the window)."""
+def shoot(pid, path, title="Time"):
+    """The part of the screen of the window titled `title` (import -window root, cut to it)."""
     ids = subprocess.run(["xdotool", "search", "--onlyvisible", "--pid", str(pid)], capture_output=True, text=True).stdout.split()
     full = path + ".root.png"
     subprocess.run(["import", "-window", "root", full], check=True)
@@ -330,7 +331,7 @@ def shoot(pid, path):
         info = subprocess.run(["xwininfo", "-id", xid], capture_output=True, text=True).stdout
         name = subprocess.run(["xdotool", "getwindowname", xid], capture_output=True, text=True).stdout.strip()
         numbers = {k: int(v) for k, v in re.findall(r"(Absolute upper-left [XY]|Width|Height):\s+(-?\d+)", info)}
-        if name == "Time" and numbers.get("Width", 0) > 100:
+        if name == title and numbers.get("Width", 0) > 100:
             crop = f"{numbers['Width']}x{numbers['Height']}+{numbers['Absolute upper-left X']}+{numbers['Absolute upper-left Y']}"
             subprocess.run(["convert", full, "-crop", crop, "+repage", path], check=True)
             break
@@ -387,6 +388,27 @@ def check_chart_follows_scheme(pid, output, portal_pid):
     return f"near-white share {before:.0%} light -> {after:.1%} dark, without a restart"
 
 
+def command_picture(args):
+    """Preferences' General page (and Sync and data) as a person sees it, for docs/ and the README."""
+    report = Report(args.output, args.pid)
+    at.wait_for(lambda: at.windows(at.nodes(args.pid)), 20, interval=0.1)
+
+    def picture(page, file):
+        open_from_menu(args.pid, "Preferences", "Preferences")
+        show_page(args.pid, "Preferences", page)
+        time.sleep(0.8)
+        path = os.path.join(args.output, f"{file}{args.suffix}.png")
+        shoot(args.pid, path, "Preferences")
+        colors = int(subprocess.run(["convert", path, "-format", "%k", "info:"], capture_output=True, text=True).stdout or 0)
+        if colors < 16:
+            raise Failure(f"{path} has {colors} colours: an empty picture")
+        return f"{path}, {colors} colours"
+    report.run(f"shot-preferences{args.suffix}", f"9. picture of Preferences{args.suffix}", picture, "General", "window-preferences")
+    report.run(f"shot-sync{args.suffix}", f"9. picture of Preferences' Sync and data{args.suffix}", picture, "Sync and data",
+               "window-preferences-sync")
+    return report
+
+
 def command_scheme(args):
     report = Report(args.output, args.pid)
     at.wait_for(lambda: at.windows(at.nodes(args.pid)), 20, interval=0.1)
@@ -412,8 +434,13 @@ def main():
     p.add_argument("--pid", type=int, required=True)
     p.add_argument("--output", required=True)
     p.add_argument("--portal-pid", type=int, required=True)
+    p = sub.add_parser("picture")
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--output", required=True)
+    p.add_argument("--suffix", default="")
     args = parser.parse_args()
-    report = {"preferences": command_preferences, "history": command_history, "scheme": command_scheme}[args.command](args)
+    report = {"preferences": command_preferences, "history": command_history, "scheme": command_scheme,
+              "picture": command_picture}[args.command](args)
     return 1 if report.failed else 0
 
 
