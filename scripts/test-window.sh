@@ -23,7 +23,8 @@
 #      named once; the reminder spin button sets ReminderMinutes, and timectl/busctl changes show
 #      in it; the weekly target; the currency and the agent's refusal in its words; sync on with a
 #      folder (SyncFolder, the devices seen) and off; Start at login off writes the override in
-#      ~/.config/autostart, on removes it
+#      ~/.config/autostart, on removes it; the Keyboard shortcut typed in its dialog lands in
+#      Xfce's xfce4-keyboard-shortcuts channel (read back with xfconf-query) and is removed again
 #   H. History from the main menu: the agent's newest step first, a timectl change shown at once,
 #      Undo (the step marked undone) and Redo
 #   C. the Week view's chart drawn for the colour scheme in force, redrawn when the desktop's style
@@ -49,7 +50,7 @@ while [ $# -gt 0 ]; do
         --screenshots) screenshots=1 ;;
         --keep) keep=1 ;;
         --bin) bin="${2:?--bin needs a folder}"; build=0; shift ;;
-        -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "usage: scripts/test-window.sh [--no-build] [--screenshots] [--keep] [--bin DIR]"; exit 2 ;;
     esac
     shift
@@ -130,7 +131,9 @@ cp desktop/time-agent-autostart.desktop "$work/xdg/autostart/time-agent.desktop"
 pids+=($!)
 portal=$!
 wait_until 10 has_owner org.freedesktop.portal.Desktop || report "not ok - the settings portal stand-in did not start"
-start_window XDG_CONFIG_DIRS="$work/xdg"
+# The keyboard shortcut is written as on Xfce: xfconfd (its settings store), started by this bus.
+cp /usr/share/dbus-1/services/org.xfce.Xfconf.service "$work/services/"
+start_window XDG_CONFIG_DIRS="$work/xdg" XDG_CURRENT_DESKTOP=XFCE
 phase_settings() { /usr/bin/python3 -B scripts/window/settings_checks.py "$@" 2>>"$work/check.log" | tee -a "$results" || true; }
 phase_settings preferences --pid "$window" --output "$output" --timectl "$bin/timectl" --sync-folder "$work/sync" \
     --autostart-system "$work/xdg/autostart/time-agent.desktop"

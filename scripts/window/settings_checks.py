@@ -28,7 +28,7 @@ from gi.repository import Atspi  # noqa: E402
 
 # Exactly these names (the issue's list): tests and screen readers find the controls by them.
 PREFERENCE_NAMES = ("Minutes between reminders", "Minutes before the not-tracking reminder",
-                    "Idle minutes that count as away", "Weekly target in hours", "Currency", "Start at login",
+                    "Idle minutes that count as away", "Weekly target in hours", "Currency", "Start at login", "Keyboard shortcut",
                     "Sync folder", "Device name", "Turn sync on", "Open folder", "Export everything")
 SWITCH = ("check box", "switch", "toggle button")
 FOCUS_NAMES = ("Start the next phase by itself", "Pause during breaks")
@@ -244,6 +244,60 @@ def check_login_start(pid, system_entry):
     return f"off: {override} with Hidden=true; on: the override removed, {system_entry} in force"
 
 
+TOGGLE = ("busctl --user call io.github.timetracker.Time1 /io/github/timetracker/Time1 "
+          "io.github.timetracker.Time1 Toggle")
+
+
+def xfce_custom():
+    """Xfce's custom commands as its own tool lists them: property -> command."""
+    out = subprocess.run(["xfconf-query", "-c", "xfce4-keyboard-shortcuts", "-p", "/commands/custom", "-l", "-v"],
+                         capture_output=True, text=True).stdout
+    return dict(line.split(None, 1) for line in out.splitlines() if line.startswith("/commands/custom/") and " " in line)
+
+
+def check_shortcut(pid):
+    """Xfce (XDG_CURRENT_DESKTOP=XFCE, xfconfd on the test's bus): the key typed in the capture
+    dialog is written to the xfce4-keyboard-shortcuts channel (read back with xfconf-query), shown
+    in the row, and removed again; another custom shortcut stays."""
+    show_page(pid, "Preferences", "General")
+    subprocess.run(["xfconf-query", "-c", "xfce4-keyboard-shortcuts", "-p", "/commands/custom/<Super>e", "-n", "-t", "string",
+                    "-s", "thunar"], check=True)
+    at.press(one(toplevel(pid, "Preferences"), "Keyboard shortcut", at.BUTTON_ROLES))
+    nodes = toplevel(pid, "Keyboard Shortcut")
+    field = at.editables(nodes, "Key")
+    if not field:
+        raise Failure("the capture dialog has no field named 'Key'")
+    at.type_into(field[0], "Super+T")
+    at.press(one(nodes, "Set", at.BUTTON_ROLES))
+    if at.wait_for(lambda: xfce_custom().get("/commands/custom/<Super>t") == TOGGLE, 3) is None:
+        raise Failure(f"xfconf-query reads {xfce_custom()}, not <Super>t -> the Toggle call")
+    if at.wait_for(lambda: any(n.name == "Keyboard shortcut" and n.role in at.BUTTON_ROLES and
+                               any(t.text() == "Super+T" for t in at.under(toplevel(pid, "Preferences"), n))
+                               for n in toplevel(pid, "Preferences")), 3) is None:
+        raise Failure("the row does not show Super+T")
+    at.press(one(toplevel(pid, "Preferences"), "Remove the shortcut", at.BUTTON_ROLES))
+    if at.wait_for(lambda: "/commands/custom/<Super>t" not in xfce_custom(), 3) is None:
+        raise Failure(f"removed, xfconf-query still reads {xfce_custom()}")
+    if xfce_custom().get("/commands/custom/<Super>e") != "thunar":
+        raise Failure(f"the person's own shortcut <Super>e went: {xfce_custom()}")
+    # A real key press in the capture dialog (XTEST through xdotool, the dialog focused).
+    at.press(one(toplevel(pid, "Preferences"), "Keyboard shortcut", at.BUTTON_ROLES))
+    toplevel(pid, "Keyboard Shortcut")
+    wid = subprocess.run(["xdotool", "search", "--name", "^Keyboard Shortcut$"], capture_output=True, text=True).stdout.split()
+    if not wid:
+        raise Failure("the capture dialog is not on the X display")
+    subprocess.run(["xdotool", "windowfocus", "--sync", wid[0]], check=True)
+    time.sleep(0.3)
+    subprocess.run(["xdotool", "key", "super+F9"], check=True)
+    if at.wait_for(lambda: xfce_custom().get("/commands/custom/<Super>F9") == TOGGLE, 3) is None:
+        raise Failure(f"after pressing Super+F9 in the dialog xfconf-query reads {xfce_custom()}")
+    at.press(one(toplevel(pid, "Preferences"), "Remove the shortcut", at.BUTTON_ROLES))
+    if at.wait_for(lambda: "/commands/custom/<Super>F9" not in xfce_custom(), 3) is None:
+        raise Failure(f"removed, xfconf-query still reads {xfce_custom()}")
+    return ("typed Super+T: xfconf-query reads <Super>t -> busctl ... Toggle, the row shows Super+T; removed; "
+            "Super+F9 pressed in the dialog: <Super>F9; removed; <Super>e kept")
+
+
 def command_preferences(args):
     report = Report(args.output, args.pid)
     at.wait_for(lambda: at.windows(at.nodes(args.pid)), 20, interval=0.1)
@@ -256,6 +310,8 @@ def command_preferences(args):
     report.run("prefs-sync", "P5. sync turned on with a folder, then off", check_sync, args.pid, args.sync_folder)
     report.run("prefs-login", "P6. Start at login off writes the override, on removes it", check_login_start,
                args.pid, args.autostart_system)
+    report.run("prefs-shortcut", "P7. Keyboard shortcut set in its dialog, read back from Xfce's channel, removed",
+               check_shortcut, args.pid)
     return report
 
 

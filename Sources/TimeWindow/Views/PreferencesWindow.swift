@@ -36,6 +36,7 @@ final class PreferencesWindow {
     private let longBreakEvery = Prefs.spin(0, 20).accessibleName("Focus phases before a long break")
     private let autoStart = Prefs.toggleSwitch()
     private let pauseInBreaks = Prefs.toggleSwitch()
+    private let shortcut = ShortcutPreferences()
     private let sync: SyncPreferences
     private let data: DataPreferences
     /// Runs when the window closes (the main window lets go of it).
@@ -59,6 +60,7 @@ final class PreferencesWindow {
         loginRow.addSuffix(login, activates: true)
         reminders.addRow(loginRow)
         signals.notify(login.object, "active") { [weak self] in self?.loginStartChanged() }
+        reminders.addRow(shortcut.row)
         general.addGroup(reminders)
 
         let money = Prefs.group(title: "Targets and money")
@@ -112,7 +114,13 @@ final class PreferencesWindow {
         show()
     }
 
-    func present() { gtk_window_present(window.typed()) }
+    func present() {
+        gtk_window_present(window.typed())
+        // The desktop's tools run once the window is on screen, not while it is built.
+        shortcutRead = MainLoopTimer(milliseconds: 50) { [weak self] in self?.shortcut.refresh() }
+    }
+
+    private var shortcutRead: MainLoopTimer?
 
     /// The agent changed (or came back): every row shows what it has now.
     func agentChanged(_ keys: Set<String>) {
