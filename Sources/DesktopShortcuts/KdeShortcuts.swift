@@ -1,10 +1,11 @@
 import Glibc
 
 /// KDE Plasma: kglobalaccel, the way it runs a command for a key: a desktop file in
-/// `$XDG_DATA_HOME/kglobalaccel/` (its `X-KDE-Shortcuts` and `Exec`), the key kept in
-/// `kglobalshortcutsrc` under that file's name (`_launch=Meta+T,none,Toggle the timer`, written
-/// with KDE's kwriteconfig5 and read back with kreadconfig5), and, while kglobalaccel runs, the
-/// same told to it over D-Bus (`doRegister`, `setForeignShortcut`) so that the key works at once.
+/// `$XDG_DATA_HOME/kglobalaccel/` (its `X-KDE-Shortcuts` and `Exec`; not `NoDisplay`, which it
+/// skips), the key kept in `kglobalshortcutsrc` under that file's name
+/// (`_launch=Meta+T,none,Toggle the timer`, written with KDE's kwriteconfig5 and read back with
+/// kreadconfig5). kglobalaccel 5 reads both when it starts (at login): a key registered over its
+/// D-Bus interface instead would belong to no program and stay inactive.
 enum KdeShortcuts {
     static func component(_ action: ShortcutAction) -> String { action.id + ".desktop" }
 
@@ -22,22 +23,12 @@ enum KdeShortcuts {
             Comment=Time tracker: \(action.title.lowercased())
             Exec=\(action.command)
             Icon=io.github.timetracker.Time
-            NoDisplay=true
             X-KDE-Shortcuts=\(key.kde)
 
             """
         try write(text, to: file)
         try kwrite(action, "_k_friendly_name", action.title)
         try kwrite(action, "_launch", "\(key.kde),none,\(action.title)")
-        if kglobalaccelRuns() {
-            let id = "['\(component(action))', '_launch', '\(action.title)', '\(action.title)']"
-            _ = Run.tool(["gdbus", "call", "--session", "--dest", "org.kde.kglobalaccel", "--object-path", "/kglobalaccel",
-                          "--method", "org.kde.KGlobalAccel.doRegister", id])
-            if let code = qtKey(key) {
-                _ = Run.tool(["gdbus", "call", "--session", "--dest", "org.kde.kglobalaccel", "--object-path", "/kglobalaccel",
-                              "--method", "org.kde.KGlobalAccel.setForeignShortcut", id, "[\(code)]"])
-            }
-        }
     }
 
     static func show(_ action: ShortcutAction) throws -> BoundShortcut? {
@@ -45,15 +36,13 @@ enum KdeShortcuts {
         if result.status == 127 { throw ShortcutError("KDE's kreadconfig5 is not installed (package kde-cli-tools or libkf5config-bin).") }
         let first = result.output.split(separator: ",").first.map { $0.trimmingSpaces } ?? ""
         guard result.status == 0, first != "none", let key = KeyCombo(first) else { return nil }
-        return BoundShortcut(action: action, key: key, place: "KDE's global shortcuts (kglobalshortcutsrc, \(component(action)))")
+        return BoundShortcut(action: action, key: key,
+                             place: "KDE's global shortcuts (kglobalshortcutsrc, \(component(action)); from the next login on" +
+                                (kglobalaccelRuns() ? ", or once kglobalaccel5 restarts)" : ")"))
     }
 
     static func remove(_ action: ShortcutAction, environment: [String: String]) throws -> Bool {
         let had = try show(action) != nil
-        if kglobalaccelRuns() {
-            _ = Run.tool(["gdbus", "call", "--session", "--dest", "org.kde.kglobalaccel", "--object-path", "/kglobalaccel",
-                          "--method", "org.kde.KGlobalAccel.unregister", component(action), "_launch"])
-        }
         _ = Run.tool(["kwriteconfig5", "--file", "kglobalshortcutsrc", "--group", component(action), "--key", "_launch", "--delete"])
         _ = Run.tool(["kwriteconfig5", "--file", "kglobalshortcutsrc", "--group", component(action), "--key", "_k_friendly_name", "--delete"])
         unlink(desktopFile(action, environment: environment))
@@ -63,21 +52,6 @@ enum KdeShortcuts {
     static func kglobalaccelRuns() -> Bool {
         Run.tool(["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
                   "--method", "org.freedesktop.DBus.NameHasOwner", "org.kde.kglobalaccel"]).output.contains("true")
-    }
-
-    /// Qt's key code (modifiers | key) for the keys kglobalaccel can be told over D-Bus; nil for
-    /// others (the configuration still holds them for its next start).
-    static func qtKey(_ key: KeyCombo) -> Int? {
-        var code: Int
-        if key.key.count == 1, let scalar = key.key.uppercased().unicodeScalars.first { code = Int(scalar.value) }
-        else if key.key.hasPrefix("F"), let n = Int(key.key.dropFirst()) { code = 0x0100_0030 + n - 1 }
-        else if key.key == "space" { code = 0x20 }
-        else { return nil }
-        if key.modifiers.contains(.shift) { code |= 0x0200_0000 }
-        if key.modifiers.contains(.control) { code |= 0x0400_0000 }
-        if key.modifiers.contains(.alt) { code |= 0x0800_0000 }
-        if key.modifiers.contains(.superKey) { code |= 0x1000_0000 }
-        return code
     }
 
     private static func kwrite(_ action: ShortcutAction, _ key: String, _ value: String) throws {

@@ -5,6 +5,7 @@ enum XfceShortcuts {
     static let channel = "xfce4-keyboard-shortcuts"
 
     static func set(_ key: KeyCombo, for action: ShortcutAction) throws {
+        try makeCustom()
         var property = "/commands/custom/" + key.gtk
         let bound = try all()
         // The same key may be spelled otherwise there (`<Primary>` for `<Control>`): that property it is.
@@ -39,9 +40,31 @@ enum XfceShortcuts {
         var bound: [String: String] = [:]
         for line in result.output.split(separator: "\n") {
             guard line.hasPrefix("/commands/custom/"), let space = line.firstIndex(of: " ") else { continue }
-            bound[String(line[..<space])] = line[space...].trimmingSpaces
+            let property = String(line[..<space])
+            if property == "/commands/custom/override" || property.hasSuffix("/startup-notify") { continue }
+            bound[property] = line[space...].trimmingSpaces
         }
         return bound
+    }
+
+    /// Xfce reads `/commands/custom` only once `/commands/custom/override` is true, and then only
+    /// it: as its own settings dialog does at a first change, the defaults are copied there first,
+    /// so that every shortcut the person had keeps working.
+    static func makeCustom() throws {
+        let override = Run.tool(["xfconf-query", "-c", channel, "-p", "/commands/custom/override"])
+        if override.status == 127 { throw ShortcutError("Xfce's xfconf-query is not installed (package xfconf).") }
+        guard override.output.trimmingSpaces != "true" else { return }
+        let defaults = Run.tool(["xfconf-query", "-c", channel, "-p", "/commands/default", "-l", "-v"])
+        if defaults.status == 0 {
+            for line in defaults.output.split(separator: "\n") {
+                guard line.hasPrefix("/commands/default/"), let space = line.firstIndex(of: " ") else { continue }
+                let property = "/commands/custom/" + line[..<space].dropFirst("/commands/default/".count)
+                let value = line[space...].trimmingSpaces
+                let type = property.hasSuffix("/startup-notify") && (value == "true" || value == "false") ? "bool" : "string"
+                try query(["-p", property, "-n", "-t", type, "-s", value])
+            }
+        }
+        try query(["-p", "/commands/custom/override", "-n", "-t", "bool", "-s", "true"])
     }
 
     private static func query(_ arguments: [String]) throws {

@@ -34,12 +34,6 @@ final class KeyComboTests: XCTestCase {
         XCTAssertEqual(KeyCombo(key.sway), key)
     }
 
-    func testQtKeyCodesForKGlobalAccel() {
-        XCTAssertEqual(KdeShortcuts.qtKey(KeyCombo(modifiers: [.superKey], key: "t")), 0x1000_0054)
-        XCTAssertEqual(KdeShortcuts.qtKey(KeyCombo(modifiers: [.control, .alt], key: "F9")), 0x0D00_0038)
-        XCTAssertNil(KdeShortcuts.qtKey(KeyCombo(modifiers: [.alt], key: "Page_Down")))
-    }
-
     func testTheSessionsDesktop() {
         XCTAssertEqual(Desktop.detect(["XDG_CURRENT_DESKTOP": "ubuntu:GNOME"]), .gnome)
         XCTAssertEqual(Desktop.detect(["XDG_CURRENT_DESKTOP": "KDE"]), .kde)
