@@ -44,7 +44,7 @@ class Report:
                 print(f"#   (no tree: {dump_error})", flush=True)
 
 
-def toplevel(pid, title, timeout=5):
+def toplevel(pid, title, timeout=10):
     """The nodes of the window titled `title`, waiting for it."""
     def probe():
         nodes = at.nodes(pid)

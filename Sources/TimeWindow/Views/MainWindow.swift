@@ -22,6 +22,10 @@ final class MainWindow {
     private var history = HistoryModel(canUndo: "", history: [])
     private var preferences: PreferencesWindow?
     private var historyWindow: HistoryWindow?
+    private var stack: Widget?
+    /// The Week view reads its report and chart when it is shown, not at every start: the chart
+    /// is the agent's librsvg picture, which costs the agent memory and the start time.
+    private var weekStale = true
 
     init(application: Application, context: WindowContext) {
         self.context = context
@@ -44,6 +48,7 @@ final class MainWindow {
             let page = adw_view_stack_add_titled(stack.opaque, view.raw, name, title)
             adw_view_stack_page_set_icon_name(page, icon)
         }
+        self.stack = stack
         let switcher = Widget(adw_view_switcher_title_new())
         adw_view_switcher_title_set_stack(switcher.opaque, stack.opaque)
         adw_view_switcher_title_set_title(switcher.opaque, "Time")
@@ -65,6 +70,7 @@ final class MainWindow {
         let content = Make.box(true, spacing: 0, [header, bannerBox, toasts.overlay.expand(vertically: true), bottomSwitcher])
         adw_application_window_set_content(window.typed(), content.raw)
 
+        signals.notify(stack.object, "visible-child-name") { [weak self] in self?.reloadWeekIfShown() }
         signals.clicked(undo) { [weak self] in self?.perform("Undo") }
         signals.clicked(redo) { [weak self] in self?.perform("Redo") }
         application.addAction("undo", shortcuts: ["<Control>z"]) { [weak self] in self?.perform("Undo") }
@@ -110,8 +116,16 @@ final class MainWindow {
         now.reload()
         now.show()
         day.reload()
-        week.reload()
+        weekStale = true
+        reloadWeekIfShown()
         reloadHistory()
+    }
+
+    private func reloadWeekIfShown() {
+        guard weekStale, context.link.status == .connected, let stack,
+              let name = adw_view_stack_get_visible_child_name(stack.opaque), String(cString: name) == "week" else { return }
+        weekStale = false
+        week.reload()
     }
 
     private func reloadHistory() {
