@@ -24,7 +24,7 @@ _timectl() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--duration|--note|--count|--output|-o|--by|--columns|--tag|--round|--round-mode|--rate|--target|--svg|--png)
+            --color|--category|--name|--session|--format|--project|--from|--to|--start|--end|--at|--duration|--note|--count|--output|-o|--by|--columns|--tag|--round|--round-mode|--rate|--target|--svg|--png)
                 ((i++)); continue ;;
             -*) continue ;;
         esac
@@ -47,6 +47,7 @@ _timectl() {
             return ;;
         --from|--to|--start|--end)
             COMPREPLY=($(compgen -W "today yesterday now" -- "$cur")); return ;;
+        --at) COMPREPLY=($(compgen -W "now -5m -10m -15m -30m -1h" -- "$cur")); return ;;
         --by) COMPREPLY=($(compgen -W "project category tag" -- "$cur")); return ;;
         --columns) COMPREPLY=($(compgen -W "day week month" -- "$cur")); return ;;
         --round) COMPREPLY=($(compgen -W "6m 15m 30m 1h" -- "$cur")); return ;;
@@ -64,8 +65,9 @@ _timectl() {
     local options="--help"
     case $command in
         start)
-            options="--category --color --no-create --help"
+            options="--category --color --no-create --at --adjust --help"
             [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
+        pause|resume|stop) options="--at --help" ;;
         note) options="--session --help" ;;
         status) options="--format --json --help" ;;
         history) options="--count --json --help" ;;
@@ -111,11 +113,13 @@ _timectl() {
                     [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "add delete" -- "$cur")); return; } ;;
                 delete) [[ $cur != -* ]] && { _timectl_lines timectl categories; return; } ;;
             esac ;;
-        sessions) options="--project --from --to --today --week --last-week --json --help" ;;
+        sessions) options="--project --from --to --today --week --last-week --overlaps --json --help" ;;
         add)
             options="--duration --start --end --note --help"
             [[ $cur != -* ]] && { _timectl_lines timectl projects --names; return; } ;;
-        edit) options="--project --start --duration --note --help" ;;
+        edit)
+            options="--project --start --duration --note --adjust --help"
+            [[ $cur != -* && -z $sub ]] && { COMPREPLY=($(compgen -W "current" -- "$cur")); return; } ;;
         reminders)
             [[ $cur != -* && -z $sub ]] && { COMPREPLY=($(compgen -W "untracked off 25 30 45 60 90" -- "$cur")); return; }
             [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "off 10 15 20 30" -- "$cur")); return; } ;;

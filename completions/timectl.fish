@@ -35,7 +35,7 @@ complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a projects -
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a categories -d 'List, add, delete categories'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a sessions -d 'List sessions'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a add -d 'Add a past session by hand'
-complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a edit -d 'Change a completed session'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a edit -d 'Change a session (current: the open one)'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a delete -d 'Delete a completed session'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a reminders -d 'Show or set the reminder interval'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a away -d 'List away time, or keep, discard or stop it'
@@ -62,6 +62,10 @@ complete -c timectl -n "__fish_seen_subcommand_from sessions edit" -l project -x
 complete -c timectl -n "__fish_seen_subcommand_from start" -l category -x -a '(__timectl_categories)' -d 'Category of a new project'
 complete -c timectl -n "__fish_seen_subcommand_from start" -l color -x -d 'Color #rrggbb of a new project'
 complete -c timectl -n "__fish_seen_subcommand_from start" -l no-create -d 'Refuse instead of creating'
+
+# Times given late: --at on the timer, --adjust to shorten what a start would overlap
+complete -c timectl -n "__fish_seen_subcommand_from start pause resume stop" -l at -x -a 'now -5m -10m -15m -30m -1h' -d 'When it really happened (9:15, 10 minutes ago, -10m)'
+complete -c timectl -n "__fish_seen_subcommand_from start edit; and not __fish_seen_subcommand_from projects" -l adjust -d 'Shorten the session the new start overlaps'
 
 # note, status, report, reminders, watch
 complete -c timectl -n "__fish_seen_subcommand_from note" -l session -x -d 'Replace the note of this session'
@@ -109,6 +113,8 @@ complete -c timectl -n "__fish_seen_subcommand_from sessions" -l to -x -a 'today
 complete -c timectl -n "__fish_seen_subcommand_from sessions" -l today -d 'Today'
 complete -c timectl -n "__fish_seen_subcommand_from sessions" -l week -d 'This week'
 complete -c timectl -n "__fish_seen_subcommand_from sessions" -l last-week -d 'Last week'
+complete -c timectl -n "__fish_seen_subcommand_from sessions" -l overlaps -d 'Only sessions that overlap another'
+complete -c timectl -n "__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from projects current" -a current -d 'The open session'
 complete -c timectl -n "__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from projects categories" -l end -x -a 'today now' -d 'End (date/time; default now)'
 complete -c timectl -n "__fish_seen_subcommand_from add edit" -l start -x -a 'today yesterday now' -d 'Start (date/time)'
 complete -c timectl -n "__fish_seen_subcommand_from add edit" -l duration -x -d 'Duration (1h30m, 1:30, 90m)'

@@ -19,6 +19,8 @@
 #   8. a read-only store (a newer schema): Start, New project, Add time (and Stop, Pause where
 #      shown) insensitive, StorageMessage shown
 #   9. pictures of the Now, Day and Week views, light and dark (ADW_DEBUG_COLOR_SCHEME=prefer-dark)
+#  10-16. times given late (scripts/window/corrections.py): "Started at" -30m, an Overlap and its
+#      "Shorten and save", "Paused since", "Stop at", "Start at", the Day view's overlap marks
 #   P. Preferences (scripts/window/settings_checks.py), opened from the main menu: every control
 #      named once; the reminder spin button sets ReminderMinutes, and timectl/busctl changes show
 #      in it; the weekly target; the currency and the agent's refusal in its words; sync on with a
@@ -50,7 +52,7 @@ while [ $# -gt 0 ]; do
         --screenshots) screenshots=1 ;;
         --keep) keep=1 ;;
         --bin) bin="${2:?--bin needs a folder}"; build=0; shift ;;
-        -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "usage: scripts/test-window.sh [--no-build] [--screenshots] [--keep] [--bin DIR]"; exit 2 ;;
     esac
     shift
@@ -118,6 +120,15 @@ start_window
 phase checks --pid "$window" --output "$output" --timectl "$bin/timectl" --agent-pid-file "$work/agent.pid" \
     --agent-log "$work/agent.log" -- $(agent_argv "$work/data")
 stop_window "checks 1-7"
+
+say "== Times given late: Started at, Overlap, Paused since, Stop at, Start at"
+# A store of its own: Email 3 h to 2 h ago, two sessions typed by hand yesterday that overlap.
+stop_agent
+start_agent "$work/corrections"
+"${check[@]}" seed-corrections 2>>"$work/check.log" || report "not ok - seeding the agent for the corrections"
+start_window
+phase corrections --pid "$window" --output "$output"
+stop_window "checks 10-16"
 
 say "== Preferences and History (a store of their own; an autostart entry installed for everyone)"
 # Preferences' login start reads the system's entry from $XDG_CONFIG_DIRS and writes the user's

@@ -234,7 +234,7 @@ public final class AgentService {
             reading("ListSessions", [Argument("project", "t"), Argument("from", "x"), Argument("to", "x")], [Argument("sessions", "aa{sv}")],
                     "Sessions overlapping [from, to); project 0 means all.") { args in
                 let sessions = try self.tracker.sessions(project: try self.project(args, 0), from: args.int64(1), to: args.int64(2))
-                return [.array(elementSignature: "a{sv}", sessions.map(self.sessionDictionary) + self.openSessionsElsewhere(project: args.id(0) ?? 0))]
+                return [.array(elementSignature: "a{sv}", try self.sessionRecords(sessions) + self.openSessionsElsewhere(project: args.id(0) ?? 0))]
             },
             changing("AddSession", [Argument("project", "t"), Argument("start", "x"), Argument("duration", "s"), Argument("note", "s")],
                      [Argument("id", "t")], "Adds a completed past session with a typed duration such as 1h30m, 1:30 or 90m.") { args in
@@ -242,8 +242,8 @@ public final class AgentService {
                                                              duration: args.string(2), note: args.string(3))))]
             },
             changing("EditSession", [Argument("id", "t"), Argument("changes", "a{sv}")], [],
-                     "Edits a completed session: keys project (t), start (x), duration (s), note (s).") { args in
-                let changes = try ChangeSet(args.dictionary(1), allowed: ["project": "t", "start": "x", "duration": "s", "note": "s"],
+                     "Edits a session: keys project (t), start (x), duration (s; not of the open session: StopAt), note (s); adjust (b): the open session's earlier start shortens the sessions it would overlap.") { args in
+                let changes = try ChangeSet(args.dictionary(1), allowed: ["project": "t", "start": "x", "duration": "s", "note": "s", "adjust": "b"],
                                             what: "EditSession")
                 var projectID: Int64?
                 if let raw = changes.uint64("project") {
@@ -253,13 +253,14 @@ public final class AgentService {
                     projectID = Int64(raw)
                 }
                 try self.tracker.editSession(id: try self.session(args, 0), changes: SessionChanges(
-                    projectID: projectID, start: changes.int64("start"), duration: changes.string("duration"), note: changes.string("note")))
+                    projectID: projectID, start: changes.int64("start"), duration: changes.string("duration"), note: changes.string("note"),
+                    adjust: changes.bool("adjust") ?? false))
                 return []
             },
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ] + awayMethods + exchangeMethods + undoMethods + syncMethods + reportMethods, properties: [
+        ] + correctionMethods + awayMethods + exchangeMethods + undoMethods + syncMethods + reportMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),

@@ -55,14 +55,16 @@ public struct ProjectChanges: Sendable {
     }
 }
 
-/// Which fields of a completed session to change (`EditSession`).
+/// Which fields of a session to change (`EditSession`); the open session takes start, project and note.
 public struct SessionChanges: Sendable {
     public var projectID: ProjectID?
     public var start: Int64?
     public var duration: String?
     public var note: String?
-    public init(projectID: ProjectID? = nil, start: Int64? = nil, duration: String? = nil, note: String? = nil) {
-        self.projectID = projectID; self.start = start; self.duration = duration; self.note = note
+    /// For the open session's new start: shorten the completed sessions it would overlap (Tracker+Corrections).
+    public var adjust: Bool
+    public init(projectID: ProjectID? = nil, start: Int64? = nil, duration: String? = nil, note: String? = nil, adjust: Bool = false) {
+        self.projectID = projectID; self.start = start; self.duration = duration; self.note = note; self.adjust = adjust
     }
 }
 

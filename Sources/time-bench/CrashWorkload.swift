@@ -49,6 +49,12 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
         try writeTimewarrior(count: 140, endingBefore: now - 2 * year, into: source, spacing: 4 * 86400, projects: 1)
         _ = try tracker.importData(format: "timewarrior", path: source, dryRun: false)
         try acknowledge(tracker)
+        _ = try tracker.createProject(name: "Email", color: "", category: "")
+        try acknowledge(tracker)
+        for step in correctionSteps(tracker, project: "Writing", other: "Email", now: now) where log.count <= changes {
+            try step()
+            try acknowledge(tracker)
+        }
         var round = 0
         var failedInARow = 0
         while log.count <= changes && failedInARow < 40 {
@@ -129,6 +135,15 @@ func runCrashWorkloadWithSync(folder: String, acks: String, changes: Int) -> Int
         try acknowledge()
         var round = 0
         var made = 0  // the local changes (the batches above are acknowledged too, but are not those)
+        _ = try tracker.createProject(name: "Corrected", color: "", category: "")
+        try acknowledge()
+        for (index, step) in correctionSteps(tracker, project: "History", other: "Corrected", now: now).enumerated() where made < changes {
+            try step()
+            made += 1
+            try engine.publish(wallMilliseconds: Int64(time(nil)) * 1000)
+            try acknowledge()
+            if index % 4 == 3 { try engine.flushLog() }
+        }
         while made < changes {
             let r = round
             let steps: [() throws -> Void] = [

@@ -31,6 +31,7 @@ extension RangeReport {
             ("total_exact", .int(totalExact)),
             ("amount", .string(amountText(amountCents))),
             ("target", .int(target)),
+            ("overlapping", .int(Int64(overlappingSessions))),
             ("groups", .array(groups.map { group in
                 .object([
                     ("key", .string(group.key)), ("name", .string(group.name)), ("color", .string(group.color)),

@@ -90,6 +90,9 @@ extension RangeReport {
         if estimatedSessions > 0 {
             out += "\n\(plural(estimatedSessions, "session")) from an older store spread evenly over their span.\n"
         }
+        if overlappingSessions > 0 {
+            out += "\n\(plural(overlappingSessions, "session")) overlap another: their shared time counts in each (timectl sessions --overlaps lists them).\n"
+        }
         return out + targetLine
     }
 

@@ -43,6 +43,8 @@ public struct RangeReport: Equatable, Sendable {
     public let target: Int64
     /// Sessions spread proportionally because their segments were never recorded.
     public private(set) var estimatedSessions = 0
+    /// Sessions in the range whose span overlaps another's there (contract: `overlapping`).
+    public private(set) var overlappingSessions = 0
     public var total: Int64 { columnTotals.reduce(0, +) }
 
     let grid: TimeGrid
@@ -83,9 +85,11 @@ public struct RangeReport: Equatable, Sendable {
 
         var groupIndex: [String: Int] = [:]
         var projectCentSeconds: [ProjectID: Int64] = [:]
+        var counted: [WorkSession] = []
         for session in sessions where RangeReport.keeps(session, options) {
             let cut = SessionCut(session, grid: grid, now: context.now)
             guard cut.touches else { continue }
+            counted.append(session)
             if cut.estimated { estimatedSessions += 1 }
             let project = context.projects[session.projectID]
             let rate = project?.rateCents
@@ -117,6 +121,7 @@ public struct RangeReport: Equatable, Sendable {
                 }
             }
         }
+        overlappingSessions = Overlaps.count(counted, now: context.now)
         if context.listTargets { addTargetRows(&groupIndex, context: context) }
         finishGroups(context: context)
         if options.grouping == .tag {

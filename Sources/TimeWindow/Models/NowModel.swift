@@ -26,6 +26,12 @@ public struct NowModel: Equatable {
     public var canChange: Bool
     /// The elapsed label moves (running): the view ticks once a second while it is visible.
     public var ticks: Bool
+    /// "Started at 09:12", a button that corrects the start (accessible name "Started at"); nil when idle.
+    public var startedAt: String?
+    /// "09:12" (the open session's start), read after the button's name; "" when idle.
+    public var startedTime: String
+    /// "Paused since…" and "Stop at…" (an open session); "Start at…" is always there.
+    public var showsCorrections: Bool
 
     public struct AwayLine: Equatable {
         public var id: UInt64
@@ -70,6 +76,9 @@ public struct NowModel: Equatable {
         }
         canChange = connected && !p.isReadOnly
         ticks = state == "running"
+        startedTime = open && p.sessionStart > 0 ? LocalTime.clockString(p.sessionStart) : ""
+        startedAt = startedTime.isEmpty ? nil : "Started at \(startedTime)"
+        showsCorrections = open
     }
 
     /// Whether only what a tick moves (the elapsed time, the totals) differs from `other`.

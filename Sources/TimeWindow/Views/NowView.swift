@@ -12,6 +12,11 @@ final class NowView {
     private let project = Make.label("", style: "title-2")
     private let category = Make.label("", style: "dim-label")
     private let elapsed = Make.label("0:00:00", style: "title-1")
+    /// "Started at 09:12", pressed to say when the work really began (CorrectionDialog).
+    private let startedAt = Make.button("Started at", style: "flat").accessibleName("Started at")
+    private let pausedSince = Make.button("Paused since…", style: "flat").accessibleName("Paused since")
+    private let stopAt = Make.button("Stop at…", style: "flat").accessibleName("Stop at")
+    private let startAt = Make.button("Start at…", style: "flat").accessibleName("Start at")
     private let pause = Make.button("Pause", style: "pill")
     private let resume = Make.button("Resume", style: "pill")
     private let stop = Make.button("Stop", style: "pill")
@@ -38,7 +43,9 @@ final class NowView {
         continueButton.style("suggested-action")
         start.style("suggested-action")
         let startRow = Make.box(false, spacing: 6, [picker.expand(horizontally: true), start])
-        for widget in [awayBox, project, category, elapsed, timerButtons, continueButton, startRow, note, totals] {
+        let corrections = Make.box(false, spacing: 6, [pausedSince, stopAt, startAt]).align(GTK_ALIGN_CENTER)
+        startedAt.align(GTK_ALIGN_CENTER)
+        for widget in [awayBox, project, category, elapsed, startedAt, timerButtons, continueButton, startRow, corrections, note, totals] {
             root.append(widget)
         }
         signals.clicked(pause) { context.send(NowModel.pause) }
@@ -49,6 +56,10 @@ final class NowView {
             context.send(NowModel.start(projectName: last))
         }
         signals.clicked(start) { [weak self] in self?.startPicked() }
+        signals.clicked(startedAt) { [weak self] in self?.correct(.startedAt) }
+        signals.clicked(pausedSince) { [weak self] in self?.correct(.pausedSince) }
+        signals.clicked(stopAt) { [weak self] in self?.correct(.stopAt) }
+        signals.clicked(startAt) { [weak self] in self?.correct(.startAt) }
         signals.activated(note) { [weak self] in self?.saveNote() }
         context.onProjectsChanged.append { [weak self] in self?.fillPicker() }
     }
@@ -86,13 +97,22 @@ final class NowView {
         pause.isVisible = model.showsPause
         resume.isVisible = model.showsResume
         stop.isVisible = model.showsStop
+        startedAt.isVisible = model.startedAt != nil
+        startedAt.buttonLabel = model.startedAt ?? "Started at"
+        // GTK names a button by its label again when the label changes: its name stays "Started
+        // at", the time is read after it.
+        startedAt.accessibleName("Started at").accessibleDescription(model.startedTime)
+        pausedSince.isVisible = model.showsCorrections
+        stopAt.isVisible = model.showsCorrections
         continueButton.isVisible = model.continueLabel != nil
         continueButton.buttonLabel = model.continueLabel ?? "Continue"
         picker.isVisible = model.showsStartPicker
         start.isVisible = model.showsStartPicker
         note.isVisible = model.state != "idle"
         if !gtkHasFocus(note) { note.editableText = model.note }
-        for control in [pause, resume, stop, continueButton, picker, start, note] { control.isSensitive = model.canChange }
+        for control in [pause, resume, stop, continueButton, picker, start, note, startedAt, pausedSince, stopAt, startAt] {
+            control.isSensitive = model.canChange
+        }
         showAway(model.away, enabled: model.canChange)
     }
 
@@ -125,6 +145,15 @@ final class NowView {
             return
         }
         context.send(NowModel.start(projectID: pickerProjects[index].id))
+    }
+
+    /// Opens the dialog that says when something really happened; Start at preselects the
+    /// project picked (idle) for the start.
+    private func correct(_ kind: CorrectionForm.Kind) {
+        let index = picker.selectedIndex
+        let picked = kind == .startAt && index >= 0 && index < pickerProjects.count ? pickerProjects[index].id : 0
+        CorrectionDialog(context: context, model: CorrectionForm(kind: kind, properties: context.link.properties),
+                         projectID: picked).present()
     }
 
     private func saveNote() {
