@@ -17,7 +17,7 @@ _timectl() {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=""
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync focus help"
+    local commands="start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync focus shortcut help"
 
     # The command and subcommand typed so far; option values are skipped.
     local command="" sub="" i word
@@ -77,6 +77,13 @@ _timectl() {
         sync)
             options="--name --json --help"
             [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "enable status disable" -- "$cur")); compopt -o dirnames 2>/dev/null; return; } ;;
+        shortcut)
+            options="--action --desktop --help"
+            case $prev in
+                --action) COMPREPLY=($(compgen -W "toggle show-week" -- "$cur")); return ;;
+                --desktop) COMPREPLY=($(compgen -W "gnome kde xfce sway i3" -- "$cur")); return ;;
+            esac
+            [[ $cur != -* && -z $sub ]] && { COMPREPLY=($(compgen -W "set show remove" -- "$cur")); return; } ;;
         report)
             options="--json --csv --timesheet --output -o --svg --png --month --last-month --year --from --to --by --columns --project --tag --round --round-mode --decimal --help -1 -2"
             [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "this last today yesterday this-month last-month this-year" -- "$cur")); return; } ;;

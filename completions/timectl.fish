@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/timectl.fish (or /usr/share/fish/vendor_completions.d/).
 # Project names come from `timectl projects --names`, categories from `timectl categories`.
 
-set -l commands start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync focus help
+set -l commands start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync focus shortcut help
 
 function __timectl_projects
     timectl projects --names 2>/dev/null
@@ -44,6 +44,10 @@ complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a redo -d 'R
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a history -d 'List the newest changes'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a sync -d 'Sync across devices through a shared folder'
 complete -c timectl -n "__fish_seen_subcommand_from sync" -a 'enable status disable'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a shortcut -d 'Set, show or remove the keyboard shortcut'
+complete -c timectl -n "__fish_seen_subcommand_from shortcut" -a 'set show remove'
+complete -c timectl -n "__fish_seen_subcommand_from shortcut" -l action -x -a 'toggle show-week' -d 'What the key does'
+complete -c timectl -n "__fish_seen_subcommand_from shortcut" -l desktop -x -a 'gnome kde xfce sway i3' -d 'The desktop'
 complete -c timectl -n "__fish_seen_subcommand_from sync" -l name -x -d 'This device name'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Print the timer on every change'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a import -d 'Import from Hamster, Timewarrior, Watson, csv or json'

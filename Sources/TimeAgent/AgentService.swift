@@ -31,6 +31,8 @@ public final class AgentService {
     var untracked = UntrackedWatch()
     /// The focus timer's one timer for the end of the running phase (AgentService+Focus).
     var focus = FocusWatch()
+    /// Where the data is (`DataFolder`), set by main once the data home is open.
+    var dataFolder = ""
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
@@ -288,6 +290,6 @@ public final class AgentService {
                 // (the new step), then the reminder and the tray.
                 self.refreshAfterChange()
             },
-        ] + awayProperties + syncProperties + planProperties + focusProperties)
+        ] + awayProperties + syncProperties + planProperties + focusProperties + dataProperties)
     }
 }
