@@ -21,6 +21,8 @@
 #   9. pictures of the Now, Day and Week views, light and dark (ADW_DEBUG_COLOR_SCHEME=prefer-dark)
 #  10-16. times given late (scripts/window/corrections.py): "Started at" -30m, an Overlap and its
 #      "Shorten and save", "Paused since", "Stop at", "Start at", the Day view's overlap marks
+#  17. the Week view's focus phases per day (an agent with 1-second minutes completes two phases),
+#      as the agent's Report json counts them per column
 #   P. Preferences (scripts/window/settings_checks.py), opened from the main menu: every control
 #      named once; the reminder spin button sets ReminderMinutes, and timectl/busctl changes show
 #      in it; the weekly target; the currency and the agent's refusal in its words; sync on with a
@@ -92,12 +94,13 @@ report() { printf '%s\n' "$1" | tee -a "$results"; }
 phase() { "${check[@]}" "$@" 2>>"$work/check.log" | tee -a "$results" || true; }
 
 agent_argv() { echo "$bin/time-agent" --data-dir "$1" --no-notifications --no-tray --verbose; }
-start_agent() { # start_agent DATA-DIR
+start_agent() { # start_agent DATA-DIR [VAR=VALUE...]
+    local data="$1"; shift
     # shellcheck disable=SC2046
-    $(agent_argv "$1") >>"$work/agent.log" 2>&1 &
+    env "$@" $(agent_argv "$data") >>"$work/agent.log" 2>&1 &
     echo $! >"$work/agent.pid"
     disown  # check 7 kills it with SIGKILL: no "Killed" line from the shell
-    wait_until 15 has_owner io.github.timetracker.Time1 || { report "not ok - time-agent did not start on $1"; return 1; }
+    wait_until 15 has_owner io.github.timetracker.Time1 || { report "not ok - time-agent did not start on $data"; return 1; }
 }
 stop_agent() { stop_tree "$(cat "$work/agent.pid" 2>/dev/null || true)"; rm -f "$work/agent.pid"; }
 start_window() { # start_window [VAR=VALUE...]
@@ -129,6 +132,15 @@ start_agent "$work/corrections"
 start_window
 phase corrections --pid "$window" --output "$output"
 stop_window "checks 10-16"
+
+say "== Focus phases per day in the Week view"
+# A store of its own, its agent counting minutes of a second: two phases end on its own timer.
+stop_agent
+start_agent "$work/focus" TIME_AGENT_MINUTE_SECONDS=1
+"${check[@]}" seed-focus 2>>"$work/check.log" || report "not ok - completing focus phases for the Week view"
+start_window
+phase week-focus --pid "$window" --output "$output"
+stop_window "check 17"
 
 say "== Preferences and History (a store of their own; an autostart entry installed for everyone)"
 # Preferences' login start reads the system's entry from $XDG_CONFIG_DIRS and writes the user's

@@ -12,6 +12,9 @@ scripts/bench-window.sh), with the agent on the session bus as the oracle.
                                                  controls insensitive, StorageMessage shown
     window-check.py launch --pid-file F [--paths F] [--require label:TEXT|button:NAME|buttons:NAME:N]... -- ARGV...
                                                  bench: milliseconds from exec to the window shown with that
+    window-check.py seed-focus / week-focus --pid PID --output DIR
+                                                 check 17 (window/check_week_focus.py): the Week view's
+                                                 focus phases per day (agent with 1-second minutes)
     window-check.py dump --pid PID               the AT-SPI tree
     window-check.py seed-corrections / corrections --pid PID --output DIR
                                                  checks 10-16 (window/corrections.py: Started at, Overlap and
@@ -42,6 +45,7 @@ from check_pictures import command_shots  # noqa: E402
 from check_projects import check_new_project  # noqa: E402
 from check_read_only import command_read_only  # noqa: E402
 from check_restart import check_agent_restart, check_dialog_kept  # noqa: E402
+from check_week_focus import check_week_focus, seed as seed_focus  # noqa: E402
 from check_timer import check_button_state, check_start_from_projects, check_timectl_follows  # noqa: E402
 from common import ensure_running, seeded, wait_state  # noqa: E402
 from launch import command_launch  # noqa: E402
@@ -111,6 +115,10 @@ def main():
     p.add_argument("--paths", help="where the required nodes are (written by a first, calibrating start)")
     p.add_argument("--timeout", type=float, default=60)
     p.add_argument("argv", nargs="+")
+    sub.add_parser("seed-focus")
+    p = sub.add_parser("week-focus")
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--output", required=True)
     sub.add_parser("seed-corrections")
     p = sub.add_parser("corrections")
     p.add_argument("--pid", type=int, required=True)
@@ -130,6 +138,17 @@ def main():
     if args.command == "seed-corrections":
         corrections.seed()
         return 0
+    if args.command == "seed-focus":
+        seed_focus()
+        return 0
+    if args.command == "week-focus":
+        window, report = Window(args.pid), Report(args.output, args.pid)
+        if at.wait_for(lambda: at.windows(window.tree()), 20, interval=0.1):
+            report.run("week-focus", "17. Week view: the focus phases per day, as the agent's Report counts them",
+                       check_week_focus, window)
+        else:
+            report.not_ok("the window appeared on the accessibility bus (week focus)", "week-focus")
+        return 1 if report.failed else 0
     if args.command == "corrections":
         window, report = Window(args.pid), Report(args.output, args.pid)
         if at.wait_for(lambda: at.windows(window.tree()), 20, interval=0.1):

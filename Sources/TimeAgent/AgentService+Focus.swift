@@ -14,8 +14,8 @@ struct FocusWatch {
     var midnightSource: UInt32 = 0
     /// When the person left, while away (Presence): a break can be taken that way.
     var awayFrom: Int64?
-    /// The end whose change the storage refused: tried again a minute later, not at once, or
-    /// the timer would fire without pause.
+    /// The end whose change the storage refused: tried again a minute later (the agent's minute,
+    /// which tests shorten), not at once, or the timer would fire without pause.
     var failedEnd: Int64?
 }
 
@@ -50,7 +50,7 @@ extension AgentService {
         let state = tracker.focusState
         // Read-only storage cannot end a phase: no timer for it.
         guard state.isTiming, tracker.readOnlyReason == nil else { return }
-        let wait = max(0, state.ends - now, focus.failedEnd == state.ends ? 60 : 0)
+        let wait = max(0, state.ends - now, focus.failedEnd == state.ends ? minuteLength : 0)
         let delay = UInt32(clamping: wait * 1000)
         focus.source = g_timeout_add_full(G_PRIORITY_DEFAULT, delay, focusPhaseDue, Unmanaged.passUnretained(self).toOpaque(), nil)
         Log.debug("focus: the \(state.phase.rawValue) ends in \(wait) s")

@@ -188,6 +188,7 @@ public final class Tracker {
                                       note: "", segments: [Segment(start: time, end: nil)])
             let id = try store.insertSession(session)
             openSession = try store.session(id: id)
+            try focusSessionResumed(at: time)  // tracking again: a focus phase paused with the last session goes on
             return id
         }
     }

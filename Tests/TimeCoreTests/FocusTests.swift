@@ -296,6 +296,10 @@ final class FocusTests: TrackerTestCase {
         XCTAssertEqual(nextDay.focus, 0)
         let week = try tracker.weeklyReport(week: "")
         XCTAssertEqual(week.focusDays, [3, 0, 0, 0, 0, 0, 0], "Monday, 2026-06-01")
+        let byDay = try JSON.parse(try tracker.report(range: "2026-06-01..2026-06-07", options: try ReportOptions(
+            format: "json", group: "project", columns: "day", project: nil, tag: nil, round: nil, roundMode: nil, decimal: nil)))
+        XCTAssertEqual(byDay["columns"]?.arrayValue?.map { $0["focus"]?.intValue }, [3, 0, 0, 0, 0, 0, 0],
+                       "each column of Report json counts the phases that ended in it")
         XCTAssertTrue(week.text.contains("\nFocus "), week.text)
     }
 }

@@ -206,7 +206,8 @@ final class ReportFormatsTests: TrackerTestCase {
         guard case .object(let members) = json else { return XCTFail("not an object") }
         XCTAssertEqual(members.map(\.0), ["range", "from", "to", "timezone", "group", "columns", "round", "round_mode", "currency",
                                           "total", "total_exact", "amount", "target", "overlapping", "focus", "groups"])
-        XCTAssertEqual(json["columns"]?.arrayValue?.first, .object([("label", .string("2026-11-01")), ("from", .string("2026-11-01")), ("to", .string("2026-11-01"))]))
+        XCTAssertEqual(json["columns"]?.arrayValue?.first, .object([("label", .string("2026-11-01")), ("from", .string("2026-11-01")), ("to", .string("2026-11-01")),
+                                                                        ("focus", .int(0))]))
         let writing = try XCTUnwrap(json["groups"]?.arrayValue?.first { $0["name"]?.stringValue == "Writing" })
         guard case .object(let keys) = writing else { return XCTFail("not an object") }
         XCTAssertEqual(keys.map(\.0), ["key", "name", "color", "category", "total", "total_exact", "columns", "rate", "amount", "target", "focus"])

@@ -62,4 +62,29 @@ final class WeekFocusTests: XCTestCase {
         let one = projects.replacingOccurrences(of: "\"focus\":3", with: "\"focus\":1")
         XCTAssertEqual(try WeekModel(weekStart: 1_795_388_400, projects: one, categories: categories).total, "Total 1:00 · 1 focus phase")
     }
+
+    /// Each column of Report json counts the phases that ended in it; the table's last row shows them per day.
+    func testTheTableCountsFocusPhasesPerDay() throws {
+        let days = (23...29).map { day in
+            let counts = [23: 2, 25: 1, 29: 3]
+            return "{\"label\":\"2026-11-\(day)\",\"from\":\"2026-11-\(day)\",\"to\":\"2026-11-\(day)\",\"focus\":\(counts[day] ?? 0)}"
+        }.joined(separator: ",")
+        let projects = "{\"columns\":[\(days)],\"total\":3600,\"focus\":6,\"groups\":[{\"name\":\"Writing\",\"total\":3600,\"columns\":[3600,0,0,0,0,0,0],\"focus\":6}]}"
+        let categories = "{\"columns\":[\(days)],\"total\":3600,\"groups\":[]}"
+        let model = try WeekModel(weekStart: 1_795_388_400, projects: projects, categories: categories)
+        XCTAssertEqual(model.columns, ["Mon 23", "Tue 24", "Wed 25", "Thu 26", "Fri 27", "Sat 28", "Sun 29"])
+        let focus = try XCTUnwrap(model.focus)
+        XCTAssertEqual(focus.name, "Focus phases")
+        XCTAssertEqual(focus.cells, ["2", "–", "1", "–", "–", "–", "3"])
+        XCTAssertEqual(focus.total, "6")
+        XCTAssertEqual(model.projects.map(\.name), ["Writing"], "the focus row is not a project")
+
+        let none = days.replacingOccurrences(of: #""focus":[1-9]"#, with: "\"focus\":0", options: .regularExpression)
+        let quiet = projects.replacingOccurrences(of: days, with: none)
+        XCTAssertNil(try WeekModel(weekStart: 1_795_388_400, projects: quiet, categories: categories).focus,
+                     "a span without focus phases has no focus row")
+        let older = projects.replacingOccurrences(of: days, with: days.replacingOccurrences(of: #","focus":\d"#, with: "", options: .regularExpression))
+        XCTAssertNil(try WeekModel(weekStart: 1_795_388_400, projects: older, categories: categories).focus,
+                     "an agent without per-column counts: no row rather than a row of zeros")
+    }
 }

@@ -81,3 +81,16 @@ def start_project(name):
 
 def stop():
     return call("Stop", reply="(t)")[0]
+
+
+def set_prop(name, signature, value):
+    bus().call_sync(NAME, PATH, "org.freedesktop.DBus.Properties", "Set",
+                    GLib.Variant("(ssv)", (INTERFACE, name, GLib.Variant(signature, value))), None,
+                    Gio.DBusCallFlags.NO_AUTO_START, 10_000, None)
+
+
+def report_json(range_name, **options):
+    """`Report(range, {format: json, ...})`, parsed."""
+    import json
+    given = {"format": GLib.Variant("s", "json"), **{k: GLib.Variant("s", v) for k, v in options.items()}}
+    return json.loads(call("Report", "sa{sv}", (range_name, given), "(s)")[0])

@@ -32,6 +32,9 @@ extension Tracker {
         try rule.check(overlapped, adjustHint: Tracker.adjustHint)
         return try change {
             var sentence = "Started \(project.name) at \(clockText(start))"
+            // A focus phase paused with the open session goes on from its pause or from start,
+            // whichever is later (a pause after start is cut away with the session's end).
+            let pausedSince = openSession.flatMap { $0.isRunning ? nil : $0.segments.last?.end }
             if let open = openSession {
                 try complete(open, endingAt: start)
                 sentence += "; \(name(open)) ended \(clockText(start))"
@@ -41,6 +44,7 @@ extension Tracker {
                                       note: "", segments: [Segment(start: start, end: nil)])
             let id = try store.insertSession(session)
             openSession = try store.session(id: id)
+            try focusSessionResumed(at: max(start, pausedSince ?? start))
             describeStep(sentence)
             return id
         }

@@ -20,9 +20,10 @@ extension RangeReport {
             ("to", .string(range.last.description)),
             ("timezone", .string(timeZone)),
             ("group", .string(options.grouping.rawValue)),
-            ("columns", .array(columns.map { column in
-                .object([("label", .string(column.label)), ("from", .string(column.first.description)),
-                         ("to", .string(column.last.description))])
+            // `focus` per column extends the contract (keys may be added): where each phase ended.
+            ("columns", .array(columns.indices.map { index in
+                .object([("label", .string(columns[index].label)), ("from", .string(columns[index].first.description)),
+                         ("to", .string(columns[index].last.description)), ("focus", .int(Int64(focusColumns[index])))])
             })),
             ("round", .string(options.rounding?.name ?? "")),
             ("round_mode", .string(options.rounding?.mode.rawValue ?? "")),

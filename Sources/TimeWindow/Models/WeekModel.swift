@@ -61,6 +61,9 @@ public struct WeekModel: Equatable {
     public var total: String
     /// Whether any row has an amount (the table then shows that column).
     public var showsAmounts: Bool
+    /// Focus phases completed per column (Report json's `focus` of each column), under the
+    /// project rows; nil when the span has none (the row would only say nothing happened).
+    public var focus: Row?
 
     /// `projects` and `categories` are the agent's JSON reports of the week grouped each way.
     public init(weekStart: Int64, projects: String, categories: String) throws {
@@ -91,6 +94,11 @@ public struct WeekModel: Equatable {
         self.projects = rows(byProject, unnamed: "(no project)")
         self.categories = rows(byCategory, unnamed: "Uncategorized").map { row in var r = row; r.amount = ""; return r }
         showsAmounts = self.projects.contains { !$0.amount.isEmpty }
+        let focusCounts = (byProject["columns"]?.arrayValue ?? []).map { $0["focus"]?.intValue ?? 0 }
+        focus = focusCounts.contains { $0 > 0 }
+            ? Row(name: "Focus phases", color: "", cells: focusCounts.map { $0 == 0 ? "–" : String($0) },
+                  total: String(focusCounts.reduce(0, +)), amount: "")
+            : nil
         let target = byProject["target"]?.intValue ?? 0
         let focus = byProject["focus"]?.intValue ?? 0
         total = "Total " + Shown.hoursMinutes(byProject["total"]?.intValue ?? 0)

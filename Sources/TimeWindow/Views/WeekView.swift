@@ -100,11 +100,12 @@ final class WeekView {
     private func show(_ model: WeekModel) {
         title.text = model.title
         total.text = model.total
-        fill(projectTable, columns: model.columns, rows: model.projects, amounts: model.showsAmounts)
+        fill(projectTable, columns: model.columns, rows: model.projects, amounts: model.showsAmounts, focus: model.focus)
         fill(categoryTable, columns: model.columns, rows: model.categories, amounts: false)
     }
 
-    private func fill(_ table: Widget, columns: [String], rows: [WeekModel.Row], amounts: Bool) {
+    /// `focus`: the focus phases per column, a last row under the projects.
+    private func fill(_ table: Widget, columns: [String], rows: [WeekModel.Row], amounts: Bool, focus: WeekModel.Row? = nil) {
         table.removeAllChildren()
         for (index, column) in (columns + ["Total"] + (amounts ? ["Amount"] : [])).enumerated() {
             table.attach(Make.label(column, style: "dim-label"), column: Int32(index + 1), row: 0)
@@ -115,6 +116,13 @@ final class WeekView {
             table.attach(name, column: 0, row: Int32(r + 1))
             for (c, cell) in (row.cells + [row.total] + (amounts ? [row.amount] : [])).enumerated() {
                 table.attach(Make.label(cell).style("numeric"), column: Int32(c + 1), row: Int32(r + 1))
+            }
+        }
+        if let focus {
+            let row = Int32(rows.count + 1)
+            table.attach(Make.label(focus.name, style: "dim-label").align(GTK_ALIGN_START), column: 0, row: row)
+            for (c, cell) in (focus.cells + [focus.total]).enumerated() {
+                table.attach(Make.label(cell).style("numeric"), column: Int32(c + 1), row: row)
             }
         }
         if rows.isEmpty { table.attach(Make.label("Nothing tracked this week.", style: "dim-label"), column: 0, row: 1) }
