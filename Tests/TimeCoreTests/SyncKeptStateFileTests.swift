@@ -37,7 +37,7 @@ final class SyncKeptStateFileTests: SyncTestCase {
         try Files.makePrivateDirectory(directory + "/v11")
         do {
             let store = try Store(path: path, create: true)
-            try store.database.execute(SyncReplicaStore.storeSchemaV9 + "PRAGMA user_version = 11;")
+            try store.database.execute(SyncReplicaStore.storeSchemaV9 + withoutV14SettingsNotes + "PRAGMA user_version = 11;")
             let state = String(repeating: "x", count: 300)
             try store.database.execute("BEGIN")
             for index in 0..<3000 {

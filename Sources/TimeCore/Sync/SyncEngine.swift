@@ -95,6 +95,8 @@ public final class SyncEngine {
         // it resumes after a restart, what the store noted is enough.
         if try tracker.store.meta(SyncEngine.publishedKey) != layout.root + " " + device {
             publishing = SyncPublishing.load(tracker.store, root: layout.root, device: device) ?? SyncPublishing()
+        } else if try tracker.store.meta(SyncEngine.plansPublishedKey) != layout.root + " " + device {
+            plansPending = true  // published before rates, targets and the shared settings travelled
         }
         moreToMerge = true
         guard !deferringWork else { return }
@@ -118,11 +120,15 @@ public final class SyncEngine {
     /// The most records one batch's change held (publishing or merging): what bounds its memory.
     public internal(set) var largestBatch = 0
 
+    /// The rates, targets and shared settings this store held before they travelled are still to
+    /// be published once (SyncPlans), after the folder's records are merged.
+    var plansPending = false
+
     /// Publishing the history is under way (the next step publishes, and does not merge).
     public var isPublishing: Bool { publishing != nil }
 
     /// Work left from enabling or from files that arrived: publishing the history, merging.
-    public var hasPendingWork: Bool { publishing != nil || moreToMerge }
+    public var hasPendingWork: Bool { publishing != nil || plansPending || moreToMerge }
 
     /// The folder changed: its new records are merged by the next steps.
     public func folderChanged() { moreToMerge = true }
@@ -137,6 +143,9 @@ public final class SyncEngine {
         } else if moreToMerge {
             let count = try mergeBatch(wallMilliseconds: wallMilliseconds, limit: max(1, batchLimit))
             if startPending { readAtStart += count }
+        } else if plansPending {
+            // After what the folder holds is merged: a value another device published is taken.
+            try publishPlansOnce()
         }
         if !hasPendingWork && startPending {
             startPending = false

@@ -160,6 +160,8 @@ public struct SyncReplica {
     }
 
     /// Every entity of a kind, live or deleted (with a store behind, sessions are read from it).
+    func every(_ kind: SyncKind) -> [SyncEntity] { all(kind) }
+
     private func all(_ kind: SyncKind) -> [SyncEntity] {
         let inMemory = entities[kind] ?? [:]
         guard kind == .session, sessionsLeftMemory, let backing else { return Array(inMemory.values) }
