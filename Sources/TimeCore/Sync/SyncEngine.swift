@@ -9,6 +9,8 @@ public final class SyncEngine {
     let writer: SyncLogWriter
     var reader: SyncLogReader
     public internal(set) var replica = SyncReplica()
+    /// Records of a newer version skipped, and reading them again once understood (SyncVersions).
+    var newer = SyncNewerRecords()
     /// Complete lines that could not be read, as of the last merge.
     public private(set) var problems: [SyncReadProblem] = []
 
@@ -49,6 +51,8 @@ public final class SyncEngine {
         reappended = try writer.reappend(SyncOutbox.decode(keeper?.slotAttachment?() ?? [], folder: layout.root, device: device))
         if let kept, let loaded {
             replica = loaded
+            newer = (try? backing.newerRecords()) ?? SyncNewerRecords()
+            newer.rescanWhatThisBuildMayUnderstand()
             reader = SyncLogReader(layout: layout, cursors: kept.devices)
             mergedCursors = kept.devices.filter { $0.key != device }
         } else {
@@ -58,6 +62,7 @@ public final class SyncEngine {
             reader = SyncLogReader(layout: layout)
         }
         let own = reader.readNew(device: device).records
+        takeSkipped()  // written by a newer version of this device (Time was downgraded)
         replica.apply(own)
         readAtStart = own.count
         if let newest = replica.newest { writer.observe(newest) }
@@ -76,6 +81,7 @@ public final class SyncEngine {
             // not merged yet; those records are not written into the store again. The rest waits
             // for the first merge.
             let foreign = reader.readNew(except: device).records
+            takeSkipped()
             readAtStart += foreign.count
             let known = foreign.filter { $0.sequence < (held[$0.device] ?? 1) }
             replica.apply(known)
@@ -114,7 +120,7 @@ public final class SyncEngine {
     /// The folder may hold records not merged yet (set at start and when the folder changed).
     public private(set) var moreToMerge = false
     /// Records merged by the batches since the start (the bench and the tests count them).
-    public private(set) var mergedSinceStart = 0
+    public internal(set) var mergedSinceStart = 0
     /// Changes made by the batches of publishing and merging (each one verified snapshot).
     public internal(set) var batches = 0
     /// The most records one batch's change held (publishing or merging): what bounds its memory.
@@ -128,7 +134,7 @@ public final class SyncEngine {
     public var isPublishing: Bool { publishing != nil }
 
     /// Work left from enabling or from files that arrived: publishing the history, merging.
-    public var hasPendingWork: Bool { publishing != nil || plansPending || moreToMerge }
+    public var hasPendingWork: Bool { publishing != nil || plansPending || moreToMerge || !newer.rescan.isEmpty }
 
     /// The folder changed: its new records are merged by the next steps.
     public func folderChanged() { moreToMerge = true }
@@ -140,6 +146,9 @@ public final class SyncEngine {
     public func step(wallMilliseconds: Int64) throws -> Bool {
         if publishing != nil {
             try publishBatch(wallMilliseconds: wallMilliseconds)
+        } else if !newer.rescan.isEmpty {
+            // A newer build: what an older one skipped is read again first.
+            try rescanBatch(limit: max(1, batchLimit))
         } else if moreToMerge {
             let count = try mergeBatch(wallMilliseconds: wallMilliseconds, limit: max(1, batchLimit))
             if startPending { readAtStart += count }
@@ -338,9 +347,11 @@ public final class SyncEngine {
     private func mergeBatch(wallMilliseconds: Int64, limit: Int) throws -> Int {
         let room = max(limit - waiting.count, 0)
         let (fresh, problems) = room > 0 ? reader.readNew(except: device, limit: room) : ([], [])
+        let passed = reader.skipped.count
+        takeSkipped()
         // Every device is read again by each batch (from its cursor): the last batch's problems are all of them.
         if room > 0 { self.problems = problems }
-        moreToMerge = fresh.count >= room
+        moreToMerge = fresh.count + passed >= room
         let records = waiting + fresh
         waiting = []
         mergedSinceStart += records.count
