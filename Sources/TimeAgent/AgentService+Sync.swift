@@ -98,7 +98,8 @@ extension AgentService {
             sync.state = "ok"
             sync.message = ""
             scheduleSyncStep()
-            Log.info("sync on: \(settings.folder) as \(settings.name) (\(settings.device))")
+            Log.info("sync on: \(settings.folder) as \(settings.name) (\(settings.device)); "
+                     + (engine.rebuilt ? "the merged state is rebuilt from the folder" : "the merged state kept is taken"))
         } catch {
             sync.state = "error"
             sync.message = "Sync could not start in \(settings.folder): \(error). Check that the folder exists and can be written, then enable sync again."

@@ -11,6 +11,8 @@ public final class SyncEngine {
     public internal(set) var replica = SyncReplica()
     /// Records of a newer version skipped, and reading them again once understood (SyncVersions).
     var newer = SyncNewerRecords()
+    /// The merged state kept beside the store could not be taken at start: it is rebuilt from the folder.
+    public private(set) var rebuilt = false
     /// Complete lines that could not be read, as of the last merge.
     public private(set) var problems: [SyncReadProblem] = []
 
@@ -56,6 +58,7 @@ public final class SyncEngine {
             reader = SyncLogReader(layout: layout, cursors: kept.devices)
             mergedCursors = kept.devices.filter { $0.key != device }
         } else {
+            rebuilt = true
             let root = layout.root
             try SyncEngine.outsideTheGate(tracker.store) { try backing.reset(root: root) }
             replica = SyncReplica(emptyWith: backing)
