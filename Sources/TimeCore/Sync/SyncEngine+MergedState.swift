@@ -9,7 +9,10 @@ extension SyncEngine {
         if let backing = replica.backing {
             try backing.save(root: layout.root) {
                 try replica.write(to: backing)
-                if backing.unreadable == nil { try backing.writeNewerRecords(newer) }
+                if backing.unreadable == nil {
+                    try backing.writeNewerRecords(newer)
+                    try backing.writeRebuildProgress(rebuilding)
+                }
             }
         }
         // A kept state that could not be read back was dropped with its positions: none are saved.
@@ -27,6 +30,8 @@ extension SyncEngine {
     /// comparing those records again after a crash).
     func saveMergedState(publishing progress: SyncPublishing? = nil, force: Bool = false) throws {
         let store = tracker.store, root = layout.root, device = device
+        // A rebuild under way keeps its batches itself, with its progress.
+        guard rebuilding == nil else { return }
         guard unmaterialized.isEmpty, waiting.isEmpty else {
             if let progress { try SyncEngine.outsideTheGate(store) { try progress.save(store, root: root, device: device) } }
             return

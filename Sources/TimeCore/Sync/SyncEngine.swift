@@ -35,14 +35,17 @@ public final class SyncEngine {
         let backing = try SyncReplicaStore.beside(tracker.store)
         let positions = SyncPositions.load(tracker.store, root: layout.root)
         let held = positions?.held(in: layout) ?? [:]
-        var kept = try backing.root() == layout.root ? positions.flatMap { saved in
+        let ours = try backing.root() == layout.root
+        // A rebuild stopped in the middle (a crash, a kill) goes on from where it had got to.
+        var resumed = ours ? try backing.rebuildProgress() : nil
+        var kept = ours && resumed == nil ? positions.flatMap { saved in
             saved.devices[device] != nil && saved.devices.allSatisfy { $0.value.offset == 0 || held[$0.key] != nil } ? saved : nil
         } : nil
         // A kept state that cannot be read back whole is rebuilt, as if there were none.
         var loaded: SyncReplica?
-        if kept != nil {
+        if kept != nil || resumed != nil {
             do { loaded = try SyncReplica(loadingFrom: backing) } catch { backing.noteUnreadable(error) }
-            if backing.unreadable != nil { (loaded, kept) = (nil, nil) }
+            if backing.unreadable != nil { (loaded, kept, resumed) = (nil, nil, nil) }
         }
         writer = try SyncLogWriter(layout: layout, device: device, from: kept?.devices[device])
         if try tracker.store.meta("sync_folder") != folder {  // the store's triggers note changes while this is set
@@ -57,43 +60,33 @@ public final class SyncEngine {
             newer.rescanWhatThisBuildMayUnderstand()
             reader = SyncLogReader(layout: layout, cursors: kept.devices)
             mergedCursors = kept.devices.filter { $0.key != device }
+        } else if let resumed, let loaded {
+            rebuilt = true
+            replica = loaded
+            newer = (try? backing.newerRecords()) ?? SyncNewerRecords()
+            reader = SyncLogReader(layout: layout, cursors: resumed.cursors)
+            rebuilding = resumed
         } else {
             rebuilt = true
             let root = layout.root
             try SyncEngine.outsideTheGate(tracker.store) { try backing.reset(root: root) }
             replica = SyncReplica(emptyWith: backing)
             reader = SyncLogReader(layout: layout)
+            // What the store already holds of the other devices' records (its saved positions match
+            // the files) is read into the merged state before anything is published (SyncRebuild).
+            rebuilding = SyncRebuild(held: held.filter { $0.key != device })
         }
-        let own = reader.readNew(device: device).records
-        takeSkipped()  // written by a newer version of this device (Time was downgraded)
-        replica.apply(own)
-        readAtStart = own.count
-        if let newest = replica.newest { writer.observe(newest) }
-        if replica.entity(.device, device)?["name"]?.stringValue != deviceName {
-            try append([SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device) == nil ? .create : .set,
-                                  fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
-        }
-        if kept != nil {
+        self.deviceName = deviceName
+        if rebuilding == nil {
+            let own = reader.readNew(device: device).records
+            takeSkipped()  // written by a newer version of this device (Time was downgraded)
+            replica.apply(own)
+            readAtStart = own.count
             // The store holds every record of the merged state it kept: what follows is new, and
             // the merge's batches read it.
             alreadyHeld = replica.recordCount - replica.appliedCount(of: device)
-        } else if !held.isEmpty {
-            // What the store already holds of the other devices' records (its saved positions
-            // match the files) joins the merged state first, so that comparing the store with it
-            // finds this device's own changes only, never another device's newer edit that is
-            // not merged yet; those records are not written into the store again. The rest waits
-            // for the first merge.
-            let foreign = reader.readNew(except: device).records
-            takeSkipped()
-            readAtStart += foreign.count
-            let known = foreign.filter { $0.sequence < (held[$0.device] ?? 1) }
-            replica.apply(known)
-            alreadyHeld = known.count
-            waiting = foreign.filter { $0.sequence >= (held[$0.device] ?? 1) }
+            try finishStart(wallMilliseconds: wallMilliseconds)
         }
-        // What the store noted and was not published (a crash before its change's records were
-        // stamped) is published first, outside the gate.
-        try publish(wallMilliseconds: wallMilliseconds)
         // From here every change publishes inside the gate; the slot carries the outbox.
         let gate = SyncGate(inner: tracker.recorder, engine: self)
         tracker.recorder = gate
@@ -110,6 +103,24 @@ public final class SyncEngine {
         moreToMerge = true
         guard !deferringWork else { return }
         while try step(wallMilliseconds: wallMilliseconds) {}
+    }
+
+    /// The name this device publishes for itself.
+    let deviceName: String
+    /// Where rebuilding the merged state has got to; nil when it is not under way (SyncRebuild).
+    var rebuilding: SyncRebuild?
+
+    /// What a start does once the merged state holds this device's own records and those the
+    /// store already holds of the others: the clock moves past them, the device's name is
+    /// published if it changed, and what the store noted and was not published (a crash before
+    /// its change's records were stamped) is published, outside the gate.
+    func finishStart(wallMilliseconds: Int64) throws {
+        if let newest = replica.newest { writer.observe(newest) }
+        if replica.entity(.device, device)?["name"]?.stringValue != deviceName {
+            try append([SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device) == nil ? .create : .set,
+                                  fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
+        }
+        try publish(wallMilliseconds: wallMilliseconds)
     }
 
     /// Records (or, publishing, sessions) per change when enabling and merging, unless the caller
@@ -137,7 +148,7 @@ public final class SyncEngine {
     public var isPublishing: Bool { publishing != nil }
 
     /// Work left from enabling or from files that arrived: publishing the history, merging.
-    public var hasPendingWork: Bool { publishing != nil || plansPending || moreToMerge || !newer.rescan.isEmpty }
+    public var hasPendingWork: Bool { rebuilding != nil || publishing != nil || plansPending || moreToMerge || !newer.rescan.isEmpty }
 
     /// The folder changed: its new records are merged by the next steps.
     public func folderChanged() { moreToMerge = true }
@@ -147,7 +158,9 @@ public final class SyncEngine {
     /// D-Bus calls are answered between batches.
     @discardableResult
     public func step(wallMilliseconds: Int64) throws -> Bool {
-        if publishing != nil {
+        if rebuilding != nil {
+            try rebuildBatch(wallMilliseconds: wallMilliseconds, limit: max(1, batchLimit))
+        } else if publishing != nil {
             try publishBatch(wallMilliseconds: wallMilliseconds)
         } else if !newer.rescan.isEmpty {
             // A newer build: what an older one skipped is read again first.
@@ -178,9 +191,9 @@ public final class SyncEngine {
     /// Records of other devices read at start that the store does not hold yet: the first merge's.
     var waiting: [SyncRecord] = []
     /// Records of other devices the store already held at start (they were not written again).
-    public private(set) var alreadyHeld = 0
+    public internal(set) var alreadyHeld = 0
     /// Records read from the folder's files at start, the start's merges included.
-    public private(set) var readAtStart = 0
+    public internal(set) var readAtStart = 0
 
     /// Every device seen: id, name, time (Unix seconds) of its newest change.
     public var devices: [(id: String, name: String, newest: Int64)] {
@@ -257,6 +270,9 @@ public final class SyncEngine {
     /// records the store's triggers noted (`sync_dirty`), or with `full` every record (when
     /// sync starts). The cost follows what changed, not the history.
     public func publish(wallMilliseconds: Int64, full: Bool = false) throws {
+        // While the merged state is rebuilt, what was noted waits (compared with a merged state
+        // that lacks records, an edit could be published as a whole new record).
+        guard rebuilding == nil else { return }
         // After a change through the gate, which emptied `sync_dirty` last thing in its
         // transaction, nothing is left to read unless something was written since.
         if !full, let emptied = dirtyEmptiedAt, emptied == tracker.store.database.totalChanges { return }
@@ -290,6 +306,7 @@ public final class SyncEngine {
 
     func stageLocalRecords() throws {
         dropStaged()
+        guard rebuilding == nil else { return }  // the notes stay, published once it is rebuilt
         guard let drafts = try localDrafts(full: false, resurrecting: true) else { return }
         if !drafts.isEmpty {
             staged = writer.stamp(drafts, wallMilliseconds: tracker.clock.now() * 1000)
