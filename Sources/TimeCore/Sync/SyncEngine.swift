@@ -74,7 +74,9 @@ public final class SyncEngine {
             reader = SyncLogReader(layout: layout)
             // What the store already holds of the other devices' records (its saved positions match
             // the files) is read into the merged state before anything is published (SyncRebuild).
-            rebuilding = SyncRebuild(held: held.filter { $0.key != device })
+            // Nothing to read (sync enabled on a new folder): the start finishes now, as it did.
+            let others = held.filter { $0.key != device }
+            if writer.nextSequence > 1 || !others.isEmpty { rebuilding = SyncRebuild(held: others) }
         }
         self.deviceName = deviceName
         if rebuilding == nil {
