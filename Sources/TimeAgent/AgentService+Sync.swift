@@ -99,7 +99,8 @@ extension AgentService {
             sync.message = ""
             scheduleSyncStep()
             Log.info("sync on: \(settings.folder) as \(settings.name) (\(settings.device)); "
-                     + (engine.rebuilt ? "the merged state is rebuilt from the folder" : "the merged state kept is taken"))
+                     + (engine.rebuilt ? "the merged state is rebuilt from the folder"
+                        : engine.tookKeptState ? "the merged state kept is taken" : "a new merged state"))
         } catch {
             sync.state = "error"
             sync.message = "Sync could not start in \(settings.folder): \(error). Check that the folder exists and can be written, then enable sync again."

@@ -13,8 +13,10 @@ public final class SyncEngine {
     var newer = SyncNewerRecords()
     /// The merged state kept beside the store could not be taken at start: it is rebuilt from the folder.
     public private(set) var rebuilt = false
+    /// The merged state kept beside the store was taken at start (neither rebuilt nor new).
+    public private(set) var tookKeptState = false
     /// Complete lines that could not be read, as of the last merge.
-    public private(set) var problems: [SyncReadProblem] = []
+    public internal(set) var problems: [SyncReadProblem] = []
 
     /// Opens the folder and takes the merged state the store kept when it is this folder's and
     /// every saved position still names the same line in the files (docs/sync.md, "Start-up"):
@@ -55,6 +57,7 @@ public final class SyncEngine {
         let keeper = SyncGate.keeper(of: tracker.recorder)
         reappended = try writer.reappend(SyncOutbox.decode(keeper?.slotAttachment?() ?? [], folder: layout.root, device: device))
         if let kept, let loaded {
+            tookKeptState = true
             replica = loaded
             newer = (try? backing.newerRecords()) ?? SyncNewerRecords()
             newer.rescanWhatThisBuildMayUnderstand()
@@ -67,7 +70,6 @@ public final class SyncEngine {
             reader = SyncLogReader(layout: layout, cursors: resumed.cursors)
             rebuilding = resumed
         } else {
-            rebuilt = true
             let root = layout.root
             try SyncEngine.outsideTheGate(tracker.store) { try backing.reset(root: root) }
             replica = SyncReplica(emptyWith: backing)
@@ -76,7 +78,10 @@ public final class SyncEngine {
             // the files) is read into the merged state before anything is published (SyncRebuild).
             // Nothing to read (sync enabled on a new folder): the start finishes now, as it did.
             let others = held.filter { $0.key != device }
-            if writer.nextSequence > 1 || !others.isEmpty { rebuilding = SyncRebuild(held: others) }
+            if writer.nextSequence > 1 || !others.isEmpty {
+                rebuilding = SyncRebuild(held: others)
+                rebuilt = true
+            }
         }
         self.deviceName = deviceName
         if rebuilding == nil {
@@ -134,7 +139,7 @@ public final class SyncEngine {
     /// Where publishing the whole history has got to; nil when it is done (or was never needed).
     var publishing: SyncPublishing?
     /// The folder may hold records not merged yet (set at start and when the folder changed).
-    public private(set) var moreToMerge = false
+    public internal(set) var moreToMerge = false
     /// Records merged by the batches since the start (the bench and the tests count them).
     public internal(set) var mergedSinceStart = 0
     /// Changes made by the batches of publishing and merging (each one verified snapshot).
@@ -349,59 +354,6 @@ public final class SyncEngine {
     }
 
     // MARK: Merging
-
-    /// Reads what other devices appended and brings it into the store, `batchLimit` records per
-    /// change (one verified snapshot each), after publishing what enabling still has to.
-    /// Returns the number of records merged. When a change is refused (storage full,
-    /// read-only), the entities stay noted and the next merge writes them: the merged state
-    /// never holds something the store has not been asked to.
-    @discardableResult
-    public func merge(wallMilliseconds: Int64) throws -> Int {
-        moreToMerge = true
-        let before = mergedSinceStart
-        while try step(wallMilliseconds: wallMilliseconds) {}
-        return mergedSinceStart - before
-    }
-
-    /// One batch of the merge: at most `limit` records read (those the start read and the store
-    /// does not hold yet all go into the first), one change. The positions saved with it stand
-    /// after its last record, so a restart goes on from there.
-    private func mergeBatch(wallMilliseconds: Int64, limit: Int) throws -> Int {
-        let room = max(limit - waiting.count, 0)
-        let (fresh, problems) = room > 0 ? reader.readNew(except: device, limit: room) : ([], [])
-        let passed = reader.skipped.count
-        takeSkipped()
-        // Every device is read again by each batch (from its cursor): the last batch's problems are all of them.
-        if room > 0 { self.problems = problems }
-        moreToMerge = fresh.count + passed >= room
-        let records = waiting + fresh
-        waiting = []
-        mergedSinceStart += records.count
-        largestBatch = max(largestBatch, records.count)
-        unmaterialized += replica.apply(records)
-        if let newest = replica.newest { writer.observe(newest) }
-        guard !unmaterialized.isEmpty else {
-            // Nothing to write: the store holds everything read so far.
-            mergedCursors = reader.cursors.filter { $0.key != device }
-            return records.count
-        }
-        let changed = unmaterialized
-        batches += 1
-        try tracker.change(recordingStep: false) {
-            let store = tracker.store
-            // What the merge writes is the merged state itself, never a change of this device's to
-            // publish: the notes it makes are forgotten, those of this device's waiting are kept.
-            try SyncStore.keepingNotes(in: store) {
-                try SyncMaterializer(store: store, replica: replica, device: device).apply(changed)
-            }
-            try writeMergedState(foreign: reader.cursors.filter { $0.key != device })
-        }
-        unmaterialized = []
-        mergedCursors = reader.cursors.filter { $0.key != device }
-        replica.didSave()
-        try tracker.reload()
-        return records.count
-    }
 
     /// Where the store holds every other device's records through, as of the last merge committed.
     var mergedCursors: [String: SyncCursor] = [:]
