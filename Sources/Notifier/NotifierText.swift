@@ -1,4 +1,5 @@
 import Glibc
+import TextEscape
 
 /// What the timer notification shows. Times are UTC Unix seconds.
 public struct TimerNotification: Equatable, Sendable {
@@ -13,6 +14,8 @@ public struct TimerNotification: Equatable, Sendable {
     public var note: String
     /// A line about the week, e.g. `week 31:20 of 40:00 at 09:12`; empty for none.
     public var week: String
+    /// The focus timer's phase, e.g. `Focus until 10:25`; empty for none.
+    public var focus = ""
 
     public init(project: String, category: String = "", state: State, since: Int64,
                 sessionStart: Int64, note: String = "", week: String = "") {
@@ -33,6 +36,8 @@ public enum NotifierAction: Equatable, Sendable {
     case undo
     /// `Continue <last project>` and `Start…` on the not-tracking reminder.
     case untrackedContinue, untrackedStart
+    /// An answer on the focus timer's phase-end notification (NotifierText+Focus).
+    case focus(FocusAnswer)
 }
 
 /// An action button: the D-Bus action key and its label.
@@ -50,22 +55,8 @@ public enum NotifierText {
     /// How long the notification with an Undo action stays (servers may shorten it).
     public static let undoTimeoutMilliseconds: Int32 = 15_000
 
-    /// Escapes user text for a body that the server reads as markup.
-    public static func escapeMarkup(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
+    /// Escapes user text for a body that the server reads as markup (TextEscape.markup).
+    public static func escapeMarkup(_ s: String) -> String { TextEscape.markup(s) }
 
     /// "09:12" in the local time zone (TZ honoured, via localtime_r).
     public static func localClock(_ unixSeconds: Int64) -> String {
@@ -92,6 +83,7 @@ public enum NotifierText {
         if n.sessionStart != n.since {
             lines.append("Session started \(localClock(n.sessionStart))")
         }
+        if !n.focus.isEmpty { lines.append(n.focus) }
         if !n.week.isEmpty { lines.append(n.week.prefix(1).uppercased() + n.week.dropFirst()) }
         if !n.note.isEmpty {
             lines.append(markup ? escapeMarkup(n.note) : n.note)
@@ -158,6 +150,7 @@ public enum NotifierText {
         if parts.count == 3, parts[0] == "away", let id = Int64(parts[2]), ["keep", "discard", "stop"].contains(parts[1]) {
             return .away(id: id, choice: String(parts[1]))
         }
+        if let answer = FocusAnswer(rawValue: key) { return .focus(answer) }
         switch key {
         case "default": return .openDefault(activationToken: "")
         case "pause": return .pause

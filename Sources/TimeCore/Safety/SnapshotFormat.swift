@@ -29,8 +29,11 @@
 /// - v10: v9 plus `rateCents` and `weeklyTarget` on a project that has them (absent otherwise),
 ///   and `currency`, `weeklyTarget` and `untrackedReminderMinutes` in `settings`
 ///   (SnapshotFormat+Plans). v9 → v10 adds nothing: what is absent is none.
+/// - v11: v10 plus `focus` on a session with completed focus phases (`[[start, end], …]`) and the
+///   payload's `focus` object (settings and cycle) when not the defaults (SnapshotFormat+Focus).
+///   v10 → v11 adds nothing: no phases, default settings, the cycle off.
 public enum SnapshotFormat {
-    public static let currentVersion: Int64 = 10
+    public static let currentVersion: Int64 = 11
     public static let oldestVersion: Int64 = 2
     static let formatName = "time-tracker-snapshot"
 
@@ -65,6 +68,7 @@ public enum SnapshotFormat {
     /// chunks hold thousands of sessions and this is the hot path of a snapshot.
     static func sessionJSON(_ session: WorkSession) -> JSON {
         var members: [(String, JSON)] = [("end", session.end.map(JSON.int) ?? .null)]
+        if !session.focus.isEmpty { members.append(("focus", focusJSON(session.focus))) }
         if !session.globalID.isEmpty { members.append(("gid", .string(session.globalID))) }
         members.append(("id", .int(session.id)))
         if !session.importKey.isEmpty { members.append(("importKey", .string(session.importKey))) }
@@ -129,7 +133,8 @@ public enum SnapshotFormat {
     /// Written by hand, objects with their keys already in order: this runs on every change.
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
                         openSession: WorkSession?, chunkList: String, todaysSessions: String = "",
-                        away: String = "", dataID: String = "", plans: PlanSettings = PlanSettings()) -> String {
+                        away: String = "", dataID: String = "", plans: PlanSettings = PlanSettings(),
+                        focus: String = "") -> String {
         var out = ""
         out.reserveCapacity(chunkList.utf8.count + todaysSessions.utf8.count + 120 * (projects.count + categories.count) + 1024)
         out += away.isEmpty ? "{" : "{\"away\":" + away + ","
@@ -145,6 +150,10 @@ public enum SnapshotFormat {
         }
         out += "],\"chunks\":"
         out += chunkList
+        if !focus.isEmpty {
+            out += ",\"focus\":"
+            out += focus
+        }
         out += ",\"openSession\":"
         (openSession.map(sessionJSON) ?? .null).write(to: &out)
         out += ",\"projects\":["
@@ -298,6 +307,8 @@ public enum SnapshotFormat {
         // v7 → v8: records without `gid` get a new one when they are restored.
         // v9 → v10: a project without `rateCents` or `weeklyTarget` has none; settings without
         // `currency`, `weeklyTarget` or `untrackedReminderMinutes` have none (decodePlan).
+        // v10 → v11: a session without `focus` has no focus phases; a payload without `focus`
+        // has the default focus settings and no cycle (decodeFocusData).
         return current
     }
 
@@ -316,6 +327,7 @@ public enum SnapshotFormat {
             return Segment(start: from, end: values[1].isNull ? nil : try integer(values[1]))
         }, importKey: json["importKey"]?.stringValue ?? "")
         session.globalID = json["gid"]?.stringValue ?? ""
+        session.focus = try decodeFocusSpans(json["focus"])
         return session
     }
 
@@ -350,6 +362,6 @@ public enum SnapshotFormat {
         return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes),
                          away: try decodeAway(payload["away"]),
                          dataID: payload["settings"]?["dataId"]?.stringValue ?? "",
-                         plans: try decodePlanSettings(payload["settings"]))
+                         plans: try decodePlanSettings(payload["settings"]), focus: try decodeFocusData(payload["focus"]))
     }
 }

@@ -270,7 +270,8 @@ public final class SnapshotKeeper: ChangeRecorder {
             reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
             openSession: try store.openSession(), chunkList: chunkList, todaysSessions: inlineCache ?? "",
             away: SnapshotFormat.awayJSON(try store.awayState()),
-            dataID: try store.meta("data_id") ?? "", plans: try store.planSettings())
+            dataID: try store.meta("data_id") ?? "", plans: try store.planSettings(),
+            focus: SnapshotFormat.focusDataJSON(try store.focusData()))
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         let sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
@@ -374,6 +375,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             try store.setMeta("reminder_minutes", String(state.reminderMinutes))
             try store.restoreAway(state.away)
             try store.setPlanSettings(state.plans)
+            try store.setFocusData(state.focus)
             if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
             if let stateHash { try store.setMeta("snapshot_state", stateHash) }
             if let sequence { try store.setMeta(sequenceKey, String(sequence)) }

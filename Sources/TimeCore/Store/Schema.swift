@@ -16,6 +16,8 @@
 /// v12: the merged state of v9 leaves the store for a file of its own (SyncReplicaStore.swift),
 ///      so that a start's quick_check and raw archive read only the data: copied there first
 ///      (Store.init), then dropped from the store, which is compacted once (VACUUM).
+/// v13: the focus timer (FocusModel.swift): a session's completed focus phases (`focus`); the
+///      focus settings and the cycle are settings in `meta`.
 /// v14: sync's notes also name a project's rate and weekly target and the shared settings
 ///      (currency, weekly target) written in `meta` (SyncPlans.swift), so that they travel.
 enum Schema {
@@ -79,6 +81,7 @@ enum Schema {
         Migration(version: 10, name: "sync field notes", sql: SyncStore.fieldNotesSchema),
         Migration(version: 11, name: "rates and targets", sql: PlanSettings.schema),
         Migration(version: 12, name: "sync merged state apart", sql: SyncReplicaStore.storeSchemaV12),
+        Migration(version: 13, name: "focus", sql: FocusSpan.schema),
         Migration(version: 14, name: "sync notes of rates, targets and shared settings", sql: SyncPlans.notesSchema),
     ]
 

@@ -190,7 +190,7 @@ enum SyncFields {
          "rate": project.rateCents.map(JSON.int) ?? .null, "weekly_target": .int(project.weeklyTarget)]
     }
 
-    /// One more session field (the focus phases of issue 31 are the one planned): add it here, to
+    /// One more session field (as `focus` of issue 31 was added): add it here, to
     /// `SyncProjection.names[.session]` and `SyncProjection.field` (its value when no record carries
     /// it), to the session's row in `SyncMaterializer.session` (a field no record carries keeps the
     /// row's value, as `SyncPlans.plan` does, since older devices never write it), to a v10-style
@@ -201,6 +201,10 @@ enum SyncFields {
             "project": .string(projectGID), "start": .int(session.start), "end": session.end.map(JSON.int) ?? .null,
             "note": .string(session.note), "unrecorded": .int(session.unrecordedSeconds),
             "segments": .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) }),
+            "focus": focus(session.focus),
         ]
     }
+
+    /// The completed focus phases of a session: `[[start, end], …]`.
+    static func focus(_ spans: [FocusSpan]) -> JSON { .array(spans.map { .array([.int($0.start), .int($0.end)]) }) }
 }

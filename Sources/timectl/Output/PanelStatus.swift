@@ -1,5 +1,6 @@
-import TimeClient
 import DBusCore
+import TextEscape
+import TimeClient
 import TimeJSON
 
 /// The timer as a panel sees it: the agent's properties, extrapolated to `now`
@@ -23,6 +24,10 @@ struct PanelStatus {
     var reminderMinutes: Int64 = 0
     var storageState = "ok"
     var storageMessage = ""
+    /// The focus timer (PanelStatus+Focus): its phase, the phase's end, today's focus phases.
+    var focusState = "off"
+    var focusEnds: Int64 = 0
+    var focusCount: Int64 = 0
 
     static let offline = PanelStatus(agentRunning: false)
 
@@ -41,6 +46,9 @@ struct PanelStatus {
         reminderMinutes = p["ReminderMinutes"]?.integer ?? 0
         storageState = p["StorageState"]?.stringValue ?? "ok"
         storageMessage = p["StorageMessage"]?.stringValue ?? ""
+        focusState = p["FocusState"]?.stringValue ?? "off"
+        focusEnds = p["FocusEnds"]?.integer ?? 0
+        focusCount = p["FocusCount"]?.integer ?? 0
     }
 
     var isRunning: Bool { agentRunning && state == "running" }
@@ -74,8 +82,8 @@ struct PanelStatus {
         guard agentRunning else { return "not running" }
         let clock = Format.hoursMinutes(Int64(elapsed(at: now)))
         switch state {
-        case "running": return "\(project) \(clock)"
-        case "paused": return "\(project) \(clock) (paused)"
+        case "running": return "\(project) \(clock)" + focusSuffix(now: now)
+        case "paused": return "\(project) \(clock) (paused)" + focusSuffix(now: now)
         default: return "idle"
         }
     }
@@ -89,6 +97,7 @@ struct PanelStatus {
             lines.append(category.isEmpty ? project : "\(project) — \(category)")
             let since = sessionStart > 0 ? ", started \(LocalTime.clockString(sessionStart))" : ""
             lines.append("\(state == "running" ? "Running" : "Paused"): \(elapsed)\(since)")
+            if !focusLine.isEmpty { lines.append(focusLine) }
             if !note.isEmpty { lines.append(note) }
         default:
             lines.append("Not tracking")
@@ -110,8 +119,8 @@ struct PanelStatus {
     /// Waybar's custom-module JSON (return-type json). Text and tooltip are Pango markup: escaped.
     func waybar(now: Double) -> JSON {
         var members: [(String, JSON)] = [
-            ("text", .string(markupEscape(label(now: now)))),
-            ("tooltip", .string(markupEscape(tooltip(now: now)))),
+            ("text", .string(TextEscape.markup(label(now: now)))),
+            ("tooltip", .string(TextEscape.markup(tooltip(now: now)))),
             ("class", .string(cssClass)),
             ("alt", .string(cssClass)),
         ]
@@ -132,23 +141,10 @@ struct PanelStatus {
             ("active_seconds", .int(activeSeconds)),
             ("elapsed", .int(Int64(elapsed(at: now)))),
             ("note", .string(note)),
-        ])
+        ] + focusJSON)
     }
 
     /// One line for i3blocks, polybar or a shell prompt.
     func plain(now: Double) -> String { label(now: now) }
 }
 
-/// Escapes text for Pango markup (waybar's text and tooltip), keeping line breaks.
-func markupEscape(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
-}
