@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "CrashRecorder", path: "Tests/CrashRecorder", linkerSettings: [.linkedLibrary("dl")]),
 
         .testTarget(name: "TextEscapeTests", dependencies: ["TextEscape", "CGLib"]),
-        .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
+        .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore", "TestSupport"]),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusCore", "DBusKit", "TextEscape", "TestSupport"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
         .testTarget(name: "PresenceTests", dependencies: ["Presence"]),

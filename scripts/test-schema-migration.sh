@@ -9,6 +9,8 @@
 # SyncFieldNotesMigrationTests also takes the real v9 store to v12 (sync's merged state in its own file).
 # FocusMigrationTests takes a real v12 store (Tests/Fixtures/store-v12.sql) and the v12 snapshot beside it
 # (Tests/Fixtures/data-v12) to v13 and snapshot v11 (the focus timer).
+# SyncFieldNotesMigrationTests takes the real v9 store on to v14 (sync notes rates, targets and the
+# shared settings, and publishes them).
 # Pass --no-build when the tests are already built.
 set -euo pipefail
 cd "$(dirname "$0")/.."

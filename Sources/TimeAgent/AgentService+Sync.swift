@@ -98,7 +98,9 @@ extension AgentService {
             sync.state = "ok"
             sync.message = ""
             scheduleSyncStep()
-            Log.info("sync on: \(settings.folder) as \(settings.name) (\(settings.device))")
+            Log.info("sync on: \(settings.folder) as \(settings.name) (\(settings.device)); "
+                     + (engine.rebuilt ? "the merged state is rebuilt from the folder"
+                        : engine.tookKeptState ? "the merged state kept is taken" : "a new merged state"))
         } catch {
             sync.state = "error"
             sync.message = "Sync could not start in \(settings.folder): \(error). Check that the folder exists and can be written, then enable sync again."
@@ -213,13 +215,23 @@ extension AgentService {
     private func report(_ problems: [SyncReadProblem]) {
         if problems.isEmpty {
             sync.state = "ok"
-            sync.message = ""
+            sync.message = newerVersionMessage
         } else if sync.recheckSource == 0 && sync.state != "error" {
             sync.recheckSource = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, 5, syncRecheckDue, Unmanaged.passUnretained(self).toOpaque(), nil)
         } else {
             sync.state = "error"
             sync.message = "A change file in the sync folder is damaged: \(problems[0]). Changes after it wait; if the sync engine does not repair it, restore that file from the device that wrote it."
         }
+    }
+
+    /// Records a newer version wrote are not damage: the state stays `ok`, and the message names
+    /// the devices and asks for an update here (docs/sync.md, "Versions").
+    private var newerVersionMessage: String {
+        guard let engine = sync.engine else { return "" }
+        let devices = engine.notUnderstood
+        guard !devices.isEmpty else { return "" }
+        let names = devices.map { "\"\($0.name)\" (\($0.what))" }.joined(separator: ", ")
+        return "Some changes from \(names) were made by a newer version of Time, which this one does not understand: update Time on this computer to merge them. They are kept in the sync folder, and everything else is merged."
     }
 
     fileprivate func flushLog() {
@@ -253,7 +265,7 @@ extension AgentService {
             sync.state = "error"
             sync.message = "A change file in the sync folder is damaged: \(problems[0]). Changes after it wait; if the sync engine does not repair it, restore that file from the device that wrote it."
         } else {
-            sync.state = "ok"; sync.message = ""
+            sync.state = "ok"; sync.message = newerVersionMessage
         }
         refreshAfterChange()
     }

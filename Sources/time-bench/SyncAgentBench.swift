@@ -2,16 +2,18 @@ import DBusKit
 import Glibc
 import TimeCore
 
-/// Enabling sync on a history of `size` sessions, then a second device joining the folder that
-/// holds it, each in a real agent over D-Bus (issue 21, part 3): how long it takes, the agent's
-/// peak memory above what it held idle just before (goal ≤ 64 MiB), and `GetStatus` answered
+/// Enabling sync on a history of `size` sessions, then a second and a third device joining the
+/// folder that holds it, each in a real agent over D-Bus (issue 21, part 3), and the third one
+/// rebuilding its merged state once its kept state is lost (issue 30, part 4): how long it takes,
+/// the agent's peak memory above what it held idle (goal ≤ 64 MiB), and `GetStatus` answered
 /// meanwhile, one call every 10 ms (goal: the slowest within 50 ms).
 func measureSyncAgent(size: Int, options: Options, agentBinary: String, log: (String) -> Void) throws -> [Row] {
     var rows: [Row] = []
     func add(_ metric: String, _ unit: String, _ samples: [Double]) { rows.append(Row(size: size, metric: metric, unit: unit, summary: Summary(samples))) }
     let first = options.work + "/sync-agent-a-\(size)", second = options.work + "/sync-agent-b-\(size)"
+    let third = options.work + "/sync-agent-c-\(size)"
     let folder = options.work + "/sync-agent-folder-\(size)"
-    for path in [first, second, folder] { Files.remove(path) }
+    for path in [first, second, third, folder] { Files.remove(path) }
     log("size \(size): sync in the agent: generating the history")
     var expected = 0
     do {
@@ -41,7 +43,8 @@ func measureSyncAgent(size: Int, options: Options, agentBinary: String, log: (St
     let off = try starts(first)
     add("sync: agent start to name owned, sync off, store unchanged", "ms", Array(off.dropFirst()))
 
-    for (data, name, what) in [(first, "bench-a", "enabling sync"), (second, "bench-b", "joining the folder")] {
+    for (data, name, what) in [(first, "bench-a", "enabling sync"), (second, "bench-b", "joining the folder"),
+                               (third, "bench-c", "a third device joining")] {
         log("size \(size): sync in the agent: \(what)")
         let agent = try Agent(binary: agentBinary, dataDirectory: data, address: bus.address)
         defer {
@@ -82,8 +85,78 @@ func measureSyncAgent(size: Int, options: Options, agentBinary: String, log: (St
     // What the second device holds is the whole history.
     let joined = try DataHome(directory: second).tracker.store.allSessions().count
     guard joined == expected else { throw BenchError("the joining device holds \(joined) of \(expected) sessions") }
-    for path in [first, second, folder] { Files.remove(path) }
+    rows += try measureRebuild(size: size, data: third, client: client, address: bus.address, agentBinary: agentBinary, log: log)
+    for path in [first, second, third, folder] { Files.remove(path) }
     return rows
+}
+
+/// The third device's kept state lost (its file removed: the token no longer matches), so that its
+/// next start rebuilds the merged state from the folder's three devices, in batches: how long,
+/// the peak memory above the same agent idle (a start with nothing to do just before), and
+/// `GetStatus` answered meanwhile from the moment the agent owns its name.
+func measureRebuild(size: Int, data: String, client: BusConnection, address: String, agentBinary: String,
+                    log: (String) -> Void) throws -> [Row] {
+    func stopped(_ agent: Agent) {
+        agent.stop()
+        while (try? client.nameHasOwner(busName)) == true { usleep(1000) }
+    }
+    func started(_ agent: Agent) { while (try? client.nameHasOwner(busName)) != true { usleep(2000) } }
+    log("size \(size): sync in the agent: rebuilding the merged state")
+    var agent = try Agent(binary: agentBinary, dataDirectory: data, address: address)
+    started(agent)
+    usleep(1_000_000)
+    let idle = agent.residentKiB
+    stopped(agent)
+    let kept = data + "/time-sync.sqlite"
+    let store = try SQLiteDatabase(path: data + "/time.sqlite", mode: .readOnly)
+    for suffix in ["", "-wal", "-shm"] { Files.remove(kept + suffix) }
+    let began = monotonic()
+    agent = try Agent(binary: agentBinary, dataDirectory: data, address: address)
+    defer { stopped(agent) }
+    // Done once the merged state's file holds every device's records and no rebuild is under way.
+    let expected = try lineCount(ofDevicesIn: try syncRoot(of: store))
+    func done() -> Bool {
+        guard let file = try? SQLiteDatabase(path: kept, mode: .readOnly) else { return false }
+        let rebuilding = (try? file.queryFirst("SELECT 1 FROM sync_kept WHERE key = 'rebuilding'") { _ in true }) ?? nil
+        let applied = (try? file.queryFirst("SELECT coalesce(sum(applied_through - 1), 0) FROM sync_devices") { $0.int(0) }) ?? nil
+        return rebuilding == nil && (applied ?? 0) >= expected
+    }
+    var latencies: [Double] = []
+    var checked = monotonic(), finished = false
+    started(agent)
+    while !finished {
+        latencies += try timed(1) { _ = try call(client, "GetStatus") }
+        usleep(10_000)
+        if monotonic() - checked > 0.1 { (checked, finished) = (monotonic(), done()) }
+        if monotonic() - began > 600 { throw BenchError("rebuilding did not finish within 10 minutes") }
+    }
+    let what = "rebuilding the merged state (kept state lost, three devices)"
+    return [
+        Row(size: size, metric: "sync: \(what) in the agent", unit: "s", summary: Summary([monotonic() - began])),
+        Row(size: size, metric: "sync: \(what): peak RSS above the idle agent's", unit: "MiB",
+            summary: Summary([Double(agent.peakResidentKiB - idle) / 1024])),
+        Row(size: size, metric: "sync: \(what): GetStatus round trip meanwhile", unit: "ms", summary: Summary(latencies)),
+        Row(size: size, metric: "sync: \(what): GetStatus calls slower than 50 ms", unit: "calls",
+            summary: Summary([Double(latencies.filter { $0 > 50 }.count)])),
+    ]
+}
+
+/// The sync folder a store's positions name (`<folder>/time-tracker`).
+private func syncRoot(of store: SQLiteDatabase) throws -> String {
+    guard let text = try store.queryFirst("SELECT value FROM meta WHERE key = 'sync_positions'", row: { $0.string(0) }),
+          let root = (try? JSON.parse(Array(text.utf8)))?["root"]?.stringValue else { throw BenchError("no sync positions") }
+    return root
+}
+
+/// Every record line of every device's change files in a sync folder's root.
+private func lineCount(ofDevicesIn root: String) throws -> Int64 {
+    var lines: Int64 = 0
+    for device in Files.list(root) where SyncLayout.isDeviceID(device) {
+        for name in Files.list(root + "/" + device) where SyncLayout.changeFileNumber(name) != nil {
+            lines += Int64(try Files.read(root + "/" + device + "/" + name).reduce(0) { $0 + ($1 == 10 ? 1 : 0) })
+        }
+    }
+    return lines
 }
 
 extension Agent {

@@ -48,9 +48,10 @@ final class AgentHarness {
     }
 
     /// Stops the agent with SIGTERM and starts a new one on the same data folder.
-    func restart() throws {
+    /// With `environment`, the agent starts again with that instead (another build, say, through a test switch).
+    func restart(environment other: [String: String]? = nil) throws {
         agent.terminate()
-        agent = try AgentProcess(bus: bus, dataDirectory: agent.dataDirectory, arguments: arguments, environment: environment)
+        agent = try AgentProcess(bus: bus, dataDirectory: agent.dataDirectory, arguments: arguments, environment: other ?? environment)
     }
 
     /// Kills the agent with SIGKILL (no shutdown at all) and starts a new one on the same data.

@@ -138,4 +138,54 @@ final class SyncBatchAgentTests: XCTestCase {
         XCTAssertEqual(try contents(try DataHome(directory: desktop.dataDirectory).tracker), try contents(joined.tracker))
         XCTAssertEqual(records(joinFolder, of: joiner), records(folders.file("sync-reference-join"), of: joiner))
     }
+
+    /// The kept state lost (its file removed: a token that no longer matches), a restart rebuilds
+    /// it from the folder in batches; killed in the middle, the next start goes on from there and
+    /// ends with the merged state a fresh read of the folder gives, the store untouched and nothing
+    /// published (issue 30, part 4). The agent answers between batches.
+    func testARebuildKilledInTheMiddleGoesOnFromWhereItWas() throws {
+        let total = SyncBatchAgentTests.sessions
+        let laptop = try AgentHarness(prepare: { directory in try self.prepareHistory(directory) })
+        agents.append(laptop)
+        let folder = folders.file("sync")
+        try laptop.call("EnableSync", [.string(folder), .string("laptop")])
+        let device = try ownDevice(folder)
+        XCTAssertTrue(try TestSupport.wait(seconds: 60, interval: 0.05) { lines(folder, of: device) >= total + 2 }, "published")
+        let desktop = try AgentHarness()
+        agents.append(desktop)
+        try desktop.call("EnableSync", [.string(folder), .string("desktop")])
+        XCTAssertTrue(try TestSupport.wait(seconds: 60, interval: 0.05) { count(desktop.dataDirectory) == Int64(total) }, "joined")
+        let joiner = try ownDevice(folder, except: [device])
+        let published = lines(folder, of: joiner)
+        desktop.stopAgent()
+        let before = try contents(try DataHome(directory: desktop.dataDirectory).tracker)
+        let kept = desktop.dataDirectory + "/time-sync.sqlite"
+        for suffix in ["", "-wal", "-shm"] { Files.remove(kept + suffix) }
+
+        func rebuilding() -> Bool {
+            guard let file = try? SQLiteDatabase(path: kept, mode: .readOnly) else { return false }
+            return ((try? file.queryFirst("SELECT 1 FROM sync_kept WHERE key = 'rebuilding'") { _ in true }) ?? nil) == true
+        }
+        try desktop.restart()
+        XCTAssertTrue(try TestSupport.wait(seconds: 30, interval: 0.001) { rebuilding() }, "the rebuild is under way")
+        try desktop.call("GetStatus")  // answered between two batches
+        try desktop.crashAndRestart()  // kill -9 while the progress says it is under way
+        XCTAssertTrue(try TestSupport.wait(seconds: 60, interval: 0.05) { !rebuilding() && desktop.agent.logText.contains("sync on:") },
+                      "the restarted agent goes on rebuilding")
+        XCTAssertTrue(desktop.agent.logText.contains("the merged state is rebuilt from the folder"), desktop.agent.logText)
+        try desktop.call("GetStatus")
+        desktop.stopAgent()
+
+        let home = try DataHome(directory: desktop.dataDirectory)
+        XCTAssertEqual(try contents(home.tracker), before, "the store as it was")
+        XCTAssertEqual(lines(folder, of: joiner), published, "nothing published")
+        let engine = try SyncEngine(tracker: home.tracker, folder: folder, device: joiner, deviceName: "desktop", wallMilliseconds: unixNow() * 1000)
+        XCTAssertTrue(engine.tookKeptState, "the rebuilt state is kept")
+        XCTAssertEqual(engine.readAtStart, 0, "and holds everything")
+        var reader = SyncLogReader(layout: SyncLayout(folder: folder))
+        var fresh = SyncReplica()
+        fresh.apply(reader.readNew(except: nil).records)
+        XCTAssertEqual(engine.replica.view(), fresh.view())
+        try engine.stop()
+    }
 }

@@ -15,7 +15,11 @@ extension SyncClientWorld {
         let projects = try store.projects()
         let projectGID = Dictionary(projects.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
         var lines = categories.map { "category \($0.globalID) \($0.name)" }
-        lines += projects.map { "project \($0.globalID) \($0.name) \($0.color) \($0.archived) \($0.categoryID.flatMap { categoryGID[$0] } ?? "-")" }
+        lines += projects.map {
+            "project \($0.globalID) \($0.name) \($0.color) \($0.archived) \($0.categoryID.flatMap { categoryGID[$0] } ?? "-") \(planFields($0).sorted { $0.key < $1.key })"
+        }
+        let settings = device.tracker.planSettings
+        lines.append("settings \(settings.currency) \(settings.weeklyTarget)")
         lines += try store.allSessions().map {
             "session \($0.globalID) \(projectGID[$0.projectID] ?? "?") \(sessionTimes($0).sorted { $0.key < $1.key }.map(\.value)) \($0.note)"
         }
@@ -62,7 +66,7 @@ extension SyncClientWorld {
         let projectGID = Dictionary(projects.map { ($0.id, $0.globalID) }, uniquingKeysWith: { a, _ in a })
         for project in projects {
             let group = [project.globalID]  // the representative: its fields are shown (rule 3)
-            let values = ["name": project.name, "color": project.color, "archived": String(project.archived)]
+            let values = ["name": project.name, "color": project.color, "archived": String(project.archived)].merging(planFields(project)) { a, _ in a }
             for (field, value) in values {
                 let expected = oracle.expected(.project, group, field)
                 XCTAssertTrue(expected.contains(value), "\(context): project \(project.globalID)'s \(field) is \(value); the clients wrote \(expected)")
@@ -87,6 +91,11 @@ extension SyncClientWorld {
                 let expected = oracle.expected(.session, [gid], field)
                 XCTAssertTrue(expected.contains(value), "\(context): session \(gid)'s \(field) is \(value); the clients wrote \(expected)")
             }
+        }
+        let settings = reference.tracker.planSettings
+        for (field, value, none) in [("currency", settings.currency, ""), ("weekly_target", String(settings.weeklyTarget), "0")] {
+            let expected = oracle.expected(.device, [SyncClientWorld.settings], field)
+            XCTAssertTrue(expected.isEmpty ? value == none : expected.contains(value), "\(context): the \(field) is \(value); the clients wrote \(expected)")
         }
         XCTAssertEqual(Set(stored.keys).subtracting(oracle.created[.session] ?? []), [], "\(context): sessions no client made")
         XCTAssertGreaterThan(stored.count, 3, "\(context): the history is not empty")

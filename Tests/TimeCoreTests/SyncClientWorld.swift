@@ -164,9 +164,44 @@ final class SyncClientWorld {
             guard let session = sessions.isEmpty ? nil : random.pick(sessions) else { return }
             guard try acknowledged({ try tracker.deleteSession(id: session.id) }) else { return }
             oracle.delete(.session, session.globalID)
+        case 86..<91:
+            try plan(device)
         default:
             try timer(device)
         }
+    }
+
+    /// What a person plans and bills by: a project's rate or weekly target, the currency, the
+    /// overall weekly target (they travel as every other field does, issue 30).
+    private func plan(_ device: Device) throws {
+        let tracker = device.tracker
+        let me = device.index
+        switch random.int(0...3) {
+        case 0, 1:
+            guard let project = tracker.projects().isEmpty ? nil : random.pick(tracker.projects()) else { return }
+            let rate = random.chance(50)
+            let changes = rate ? ProjectChanges(rate: random.pick(["", "80", "120.50"])) : ProjectChanges(weeklyTarget: random.pick([0, 3600, 36_000]))
+            guard try acknowledged({ try tracker.updateProject(id: project.id, changes: changes) }) else { return }
+            let after = try XCTUnwrap(tracker.project(id: project.id))
+            guard after != project else { return }  // see `unchanged`
+            let fields = planFields(after)
+            oracle.write(.project, project.globalID, rate ? ["rate": fields["rate"]!] : ["weekly_target": fields["weekly_target"]!], device: me, step: step)
+        case 2:
+            let currency = random.pick(["", "EUR", "USD"])
+            guard currency != tracker.planSettings.currency, try acknowledged({ try tracker.setCurrency(currency) }) else { return }
+            oracle.write(.device, SyncClientWorld.settings, ["currency": currency], device: me, step: step)
+        default:
+            let target = random.pick([Int64(0), 72_000, 144_000])
+            guard target != tracker.planSettings.weeklyTarget, try acknowledged({ try tracker.setWeeklyTarget(target) }) else { return }
+            oracle.write(.device, SyncClientWorld.settings, ["weekly_target": String(target)], device: me, step: step)
+        }
+    }
+
+    /// The oracle's name for the shared settings (one entity of its own, whatever sync writes them as).
+    static let settings = "shared settings"
+
+    func planFields(_ project: Project) -> [String: String] {
+        ["rate": project.rateCents.map(String.init) ?? "none", "weekly_target": String(project.weeklyTarget)]
     }
 
     // `unchanged`: a call that leaves the row as it was is not a write. The tracker writes
@@ -254,6 +289,7 @@ final class SyncClientWorld {
     private func projectFields(_ project: Project, of tracker: Tracker) throws -> [String: String] {
         let category = try project.categoryID.flatMap { try tracker.store.category(id: $0)?.globalID } ?? ""
         return ["name": project.name, "color": project.color, "archived": String(project.archived), "category": category]
+            .merging(planFields(project)) { a, _ in a }
     }
 
     func sessionTimes(_ session: WorkSession) -> [String: String] {

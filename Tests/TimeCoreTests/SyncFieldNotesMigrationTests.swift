@@ -59,7 +59,8 @@ final class SyncFieldNotesMigrationTests: SyncTestCase {
                        "the record v9 noted is kept, to be compared whole")
         let triggers = try database.query("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") { $0.string(0) }
         XCTAssertFalse(triggers.contains { $0.hasPrefix("sync_dirty_") }, "v8's triggers are gone: \(triggers)")
-        XCTAssertEqual(triggers.filter { $0.hasPrefix("sync_notes_") }.count, 13, "v10's twelve and v13's of a session's focus phases")
+        XCTAssertEqual(triggers.filter { $0.hasPrefix("sync_notes_") }.count, 16,
+                       "v10's twelve, v13's of a session's focus phases and v14's three of the shared settings")
 
         let settings = try XCTUnwrap(try home.tracker.syncSettings())
         XCTAssertEqual(settings.device, device)
@@ -75,6 +76,13 @@ final class SyncFieldNotesMigrationTests: SyncTestCase {
         let later = Array(ownRecords().dropFirst(before.count + 1))
         XCTAssertEqual(later.map { $0.fields.keys.sorted() }, [["note"], ["end", "segments", "start"]])
         XCTAssertEqual(try database.query("SELECT count(*) FROM sync_dirty") { $0.int(0) }, [0])
+        // v14: a rate, a target and the shared settings are noted, and travel.
+        let project = try XCTUnwrap(home.tracker.projects().first)
+        try home.tracker.updateProject(id: project.id, changes: ProjectChanges(rate: "85.50", weeklyTarget: 3600))
+        try home.tracker.setCurrency("EUR")
+        let plans = Array(ownRecords().dropFirst(before.count + 3))
+        XCTAssertEqual(plans.map(\.fields), [["rate": .int(8550), "weekly_target": .int(3600)], ["currency": .string("EUR")]])
+        XCTAssertEqual(plans.map(\.kind), [.project, .device])
         try engine.stop()
     }
 

@@ -134,13 +134,13 @@ final class SyncMergedStateTests: SyncTestCase {
             guard case .object(let devices)? = saved["devices"] else { return XCTFail("positions: \(text)") }
             XCTAssertEqual(devices.count, 2)
             let v8 = JSON.sortedObject(["root": saved["root"]!, "devices": .object(devices.filter { $0.0 != laptopID })]).serialized
+            try database.execute(v8Notes)  // first: v14's notes name the columns dropped next
             try database.execute("""
                 DELETE FROM meta WHERE key = 'sync_replica';
                 ALTER TABLE projects DROP COLUMN rate_cents; ALTER TABLE projects DROP COLUMN weekly_target;
                 DROP TRIGGER sync_notes_sessions_focus; ALTER TABLE sessions DROP COLUMN focus;
                 PRAGMA user_version = 8;
                 """)
-            try database.execute(v8Notes)
             try database.run("UPDATE meta SET value = ? WHERE key = 'sync_positions'", .text(v8))
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
@@ -294,12 +294,15 @@ final class SyncMergedStateTests: SyncTestCase {
 }
 
 /// SQL that puts a current store's notes back as v8 kept them (one per record, v8's triggers).
+/// Takes away the notes of the shared settings that v14 added (a store faked back to an older version).
+let withoutV14SettingsNotes = ["insert", "update", "delete"].map { "DROP TRIGGER sync_notes_settings_\($0);\n" }.joined()
+
 let v8Notes: String = {
     var sql = ""
     for table in ["categories", "projects", "sessions", "segments"] {
         for event in ["insert", "update", "delete"] { sql += "DROP TRIGGER sync_notes_\(table)_\(event);\n" }
     }
-    return sql + """
+    return sql + withoutV14SettingsNotes + """
         DROP TABLE sync_dirty;
         CREATE TABLE sync_dirty(kind TEXT NOT NULL, gid TEXT NOT NULL, PRIMARY KEY(kind, gid)) WITHOUT ROWID;
         """ + SyncStore.legacyTriggers()

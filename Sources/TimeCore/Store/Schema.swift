@@ -18,8 +18,10 @@
 ///      (Store.init), then dropped from the store, which is compacted once (VACUUM).
 /// v13: the focus timer (FocusModel.swift): a session's completed focus phases (`focus`); the
 ///      focus settings and the cycle are settings in `meta`.
+/// v14: sync's notes also name a project's rate and weekly target and the shared settings
+///      (currency, weekly target) written in `meta` (SyncPlans.swift), so that they travel.
 enum Schema {
-    static let currentVersion: Int64 = 13
+    static let currentVersion: Int64 = 14
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -80,6 +82,7 @@ enum Schema {
         Migration(version: 11, name: "rates and targets", sql: PlanSettings.schema),
         Migration(version: 12, name: "sync merged state apart", sql: SyncReplicaStore.storeSchemaV12),
         Migration(version: 13, name: "focus", sql: FocusSpan.schema),
+        Migration(version: 14, name: "sync notes of rates, targets and shared settings", sql: SyncPlans.notesSchema),
     ]
 
     enum Status: Equatable {

@@ -47,6 +47,7 @@ extension SyncEngine {
             // Only once every record is in the log: from here a restart publishes what was noted.
             try tracker.change(recordingStep: false) {
                 try store.setMeta(SyncEngine.publishedKey, layout.root + " " + device)
+                try store.setMeta(SyncEngine.plansPublishedKey, layout.root + " " + device)  // the kinds batch compared them
                 try SyncPublishing.forget(store)
             }
             publishing = nil
@@ -82,6 +83,10 @@ extension SyncEngine {
                     for entity in replica.live(kind) where entity.created?.device == device {
                         try note(kind, entity.id, SyncStore.deleted)
                     }
+                }
+                // The shared settings are compared too (SyncPlans): published where this store differs.
+                for field in SyncPlans.settings {
+                    try store.database.run("INSERT OR IGNORE INTO sync_dirty(kind, gid, field) VALUES(?, '', ?)", .text(SyncPlans.noteKind), .text(field))
                 }
                 next = SyncPublishing(stage: .sessions, after: "0")
             case .sessions:

@@ -6,7 +6,15 @@ extension SyncEngine {
     func writeMergedState(foreign: [String: SyncCursor]) throws {
         var devices = foreign
         devices[device] = writer.flushedCursor
-        if let backing = replica.backing { try backing.save(root: layout.root) { try replica.write(to: backing) } }
+        if let backing = replica.backing {
+            try backing.save(root: layout.root) {
+                try replica.write(to: backing)
+                if backing.unreadable == nil {
+                    try backing.writeNewerRecords(newer)
+                    try backing.writeRebuildProgress(rebuilding)
+                }
+            }
+        }
         // A kept state that could not be read back was dropped with its positions: none are saved.
         guard replica.backing?.unreadable == nil else { return }
         try SyncPositions(root: layout.root, devices: devices).save(tracker.store)
@@ -20,15 +28,17 @@ extension SyncEngine {
     /// With `publishing`, where publishing the history has got to is saved in the same
     /// transaction (even when the merged state cannot be kept yet: that only costs the time of
     /// comparing those records again after a crash).
-    func saveMergedState(publishing progress: SyncPublishing? = nil) throws {
+    func saveMergedState(publishing progress: SyncPublishing? = nil, force: Bool = false) throws {
         let store = tracker.store, root = layout.root, device = device
+        // A rebuild under way keeps its batches itself, with its progress.
+        guard rebuilding == nil else { return }
         guard unmaterialized.isEmpty, waiting.isEmpty else {
             if let progress { try SyncEngine.outsideTheGate(store) { try progress.save(store, root: root, device: device) } }
             return
         }
         var positions = mergedCursors
         positions[device] = writer.flushedCursor
-        guard progress != nil || replica.hasUnsaved || SyncPositions.load(store, root: root)?.devices != positions else { return }
+        guard force || progress != nil || replica.hasUnsaved || SyncPositions.load(store, root: root)?.devices != positions else { return }
         try SyncEngine.outsideTheGate(store) {
             try writeMergedState(foreign: mergedCursors)
             try progress?.save(store, root: root, device: device)

@@ -9,8 +9,14 @@ public final class SyncEngine {
     let writer: SyncLogWriter
     var reader: SyncLogReader
     public internal(set) var replica = SyncReplica()
+    /// Records of a newer version skipped, and reading them again once understood (SyncVersions).
+    var newer = SyncNewerRecords()
+    /// The merged state kept beside the store could not be taken at start: it is rebuilt from the folder.
+    public private(set) var rebuilt = false
+    /// The merged state kept beside the store was taken at start (neither rebuilt nor new).
+    public private(set) var tookKeptState = false
     /// Complete lines that could not be read, as of the last merge.
-    public private(set) var problems: [SyncReadProblem] = []
+    public internal(set) var problems: [SyncReadProblem] = []
 
     /// Opens the folder and takes the merged state the store kept when it is this folder's and
     /// every saved position still names the same line in the files (docs/sync.md, "Start-up"):
@@ -31,14 +37,17 @@ public final class SyncEngine {
         let backing = try SyncReplicaStore.beside(tracker.store)
         let positions = SyncPositions.load(tracker.store, root: layout.root)
         let held = positions?.held(in: layout) ?? [:]
-        var kept = try backing.root() == layout.root ? positions.flatMap { saved in
+        let ours = try backing.root() == layout.root
+        // A rebuild stopped in the middle (a crash, a kill) goes on from where it had got to.
+        var resumed = ours ? try backing.rebuildProgress() : nil
+        var kept = ours && resumed == nil ? positions.flatMap { saved in
             saved.devices[device] != nil && saved.devices.allSatisfy { $0.value.offset == 0 || held[$0.key] != nil } ? saved : nil
         } : nil
         // A kept state that cannot be read back whole is rebuilt, as if there were none.
         var loaded: SyncReplica?
-        if kept != nil {
+        if kept != nil || resumed != nil {
             do { loaded = try SyncReplica(loadingFrom: backing) } catch { backing.noteUnreadable(error) }
-            if backing.unreadable != nil { (loaded, kept) = (nil, nil) }
+            if backing.unreadable != nil { (loaded, kept, resumed) = (nil, nil, nil) }
         }
         writer = try SyncLogWriter(layout: layout, device: device, from: kept?.devices[device])
         if try tracker.store.meta("sync_folder") != folder {  // the store's triggers note changes while this is set
@@ -48,43 +57,43 @@ public final class SyncEngine {
         let keeper = SyncGate.keeper(of: tracker.recorder)
         reappended = try writer.reappend(SyncOutbox.decode(keeper?.slotAttachment?() ?? [], folder: layout.root, device: device))
         if let kept, let loaded {
+            tookKeptState = true
             replica = loaded
+            newer = (try? backing.newerRecords()) ?? SyncNewerRecords()
+            newer.rescanWhatThisBuildMayUnderstand()
             reader = SyncLogReader(layout: layout, cursors: kept.devices)
             mergedCursors = kept.devices.filter { $0.key != device }
+        } else if let resumed, let loaded {
+            rebuilt = true
+            replica = loaded
+            newer = (try? backing.newerRecords()) ?? SyncNewerRecords()
+            reader = SyncLogReader(layout: layout, cursors: resumed.cursors)
+            rebuilding = resumed
         } else {
             let root = layout.root
             try SyncEngine.outsideTheGate(tracker.store) { try backing.reset(root: root) }
             replica = SyncReplica(emptyWith: backing)
             reader = SyncLogReader(layout: layout)
+            // What the store already holds of the other devices' records (its saved positions match
+            // the files) is read into the merged state before anything is published (SyncRebuild).
+            // Nothing to read (sync enabled on a new folder): the start finishes now, as it did.
+            let others = held.filter { $0.key != device }
+            if writer.nextSequence > 1 || !others.isEmpty {
+                rebuilding = SyncRebuild(held: others)
+                rebuilt = true
+            }
         }
-        let own = reader.readNew(device: device).records
-        replica.apply(own)
-        readAtStart = own.count
-        if let newest = replica.newest { writer.observe(newest) }
-        if replica.entity(.device, device)?["name"]?.stringValue != deviceName {
-            try append([SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device) == nil ? .create : .set,
-                                  fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
-        }
-        if kept != nil {
+        self.deviceName = deviceName
+        if rebuilding == nil {
+            let own = reader.readNew(device: device).records
+            takeSkipped()  // written by a newer version of this device (Time was downgraded)
+            replica.apply(own)
+            readAtStart = own.count
             // The store holds every record of the merged state it kept: what follows is new, and
             // the merge's batches read it.
             alreadyHeld = replica.recordCount - replica.appliedCount(of: device)
-        } else if !held.isEmpty {
-            // What the store already holds of the other devices' records (its saved positions
-            // match the files) joins the merged state first, so that comparing the store with it
-            // finds this device's own changes only, never another device's newer edit that is
-            // not merged yet; those records are not written into the store again. The rest waits
-            // for the first merge.
-            let foreign = reader.readNew(except: device).records
-            readAtStart += foreign.count
-            let known = foreign.filter { $0.sequence < (held[$0.device] ?? 1) }
-            replica.apply(known)
-            alreadyHeld = known.count
-            waiting = foreign.filter { $0.sequence >= (held[$0.device] ?? 1) }
+            try finishStart(wallMilliseconds: wallMilliseconds)
         }
-        // What the store noted and was not published (a crash before its change's records were
-        // stamped) is published first, outside the gate.
-        try publish(wallMilliseconds: wallMilliseconds)
         // From here every change publishes inside the gate; the slot carries the outbox.
         let gate = SyncGate(inner: tracker.recorder, engine: self)
         tracker.recorder = gate
@@ -95,10 +104,30 @@ public final class SyncEngine {
         // it resumes after a restart, what the store noted is enough.
         if try tracker.store.meta(SyncEngine.publishedKey) != layout.root + " " + device {
             publishing = SyncPublishing.load(tracker.store, root: layout.root, device: device) ?? SyncPublishing()
+        } else if try tracker.store.meta(SyncEngine.plansPublishedKey) != layout.root + " " + device {
+            plansPending = true  // published before rates, targets and the shared settings travelled
         }
         moreToMerge = true
         guard !deferringWork else { return }
         while try step(wallMilliseconds: wallMilliseconds) {}
+    }
+
+    /// The name this device publishes for itself.
+    let deviceName: String
+    /// Where rebuilding the merged state has got to; nil when it is not under way (SyncRebuild).
+    var rebuilding: SyncRebuild?
+
+    /// What a start does once the merged state holds this device's own records and those the
+    /// store already holds of the others: the clock moves past them, the device's name is
+    /// published if it changed, and what the store noted and was not published (a crash before
+    /// its change's records were stamped) is published, outside the gate.
+    func finishStart(wallMilliseconds: Int64) throws {
+        if let newest = replica.newest { writer.observe(newest) }
+        if replica.entity(.device, device)?["name"]?.stringValue != deviceName {
+            try append([SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device) == nil ? .create : .set,
+                                  fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
+        }
+        try publish(wallMilliseconds: wallMilliseconds)
     }
 
     /// Records (or, publishing, sessions) per change when enabling and merging, unless the caller
@@ -110,19 +139,23 @@ public final class SyncEngine {
     /// Where publishing the whole history has got to; nil when it is done (or was never needed).
     var publishing: SyncPublishing?
     /// The folder may hold records not merged yet (set at start and when the folder changed).
-    public private(set) var moreToMerge = false
+    public internal(set) var moreToMerge = false
     /// Records merged by the batches since the start (the bench and the tests count them).
-    public private(set) var mergedSinceStart = 0
+    public internal(set) var mergedSinceStart = 0
     /// Changes made by the batches of publishing and merging (each one verified snapshot).
     public internal(set) var batches = 0
     /// The most records one batch's change held (publishing or merging): what bounds its memory.
     public internal(set) var largestBatch = 0
 
+    /// The rates, targets and shared settings this store held before they travelled are still to
+    /// be published once (SyncPlans), after the folder's records are merged.
+    var plansPending = false
+
     /// Publishing the history is under way (the next step publishes, and does not merge).
     public var isPublishing: Bool { publishing != nil }
 
     /// Work left from enabling or from files that arrived: publishing the history, merging.
-    public var hasPendingWork: Bool { publishing != nil || moreToMerge }
+    public var hasPendingWork: Bool { rebuilding != nil || publishing != nil || plansPending || moreToMerge || !newer.rescan.isEmpty }
 
     /// The folder changed: its new records are merged by the next steps.
     public func folderChanged() { moreToMerge = true }
@@ -132,11 +165,19 @@ public final class SyncEngine {
     /// D-Bus calls are answered between batches.
     @discardableResult
     public func step(wallMilliseconds: Int64) throws -> Bool {
-        if publishing != nil {
+        if rebuilding != nil {
+            try rebuildBatch(wallMilliseconds: wallMilliseconds, limit: max(1, batchLimit))
+        } else if publishing != nil {
             try publishBatch(wallMilliseconds: wallMilliseconds)
+        } else if !newer.rescan.isEmpty {
+            // A newer build: what an older one skipped is read again first.
+            try rescanBatch(limit: max(1, batchLimit))
         } else if moreToMerge {
             let count = try mergeBatch(wallMilliseconds: wallMilliseconds, limit: max(1, batchLimit))
             if startPending { readAtStart += count }
+        } else if plansPending {
+            // After what the folder holds is merged: a value another device published is taken.
+            try publishPlansOnce()
         }
         if !hasPendingWork && startPending {
             startPending = false
@@ -157,9 +198,9 @@ public final class SyncEngine {
     /// Records of other devices read at start that the store does not hold yet: the first merge's.
     var waiting: [SyncRecord] = []
     /// Records of other devices the store already held at start (they were not written again).
-    public private(set) var alreadyHeld = 0
+    public internal(set) var alreadyHeld = 0
     /// Records read from the folder's files at start, the start's merges included.
-    public private(set) var readAtStart = 0
+    public internal(set) var readAtStart = 0
 
     /// Every device seen: id, name, time (Unix seconds) of its newest change.
     public var devices: [(id: String, name: String, newest: Int64)] {
@@ -236,6 +277,9 @@ public final class SyncEngine {
     /// records the store's triggers noted (`sync_dirty`), or with `full` every record (when
     /// sync starts). The cost follows what changed, not the history.
     public func publish(wallMilliseconds: Int64, full: Bool = false) throws {
+        // While the merged state is rebuilt, what was noted waits (compared with a merged state
+        // that lacks records, an edit could be published as a whole new record).
+        guard rebuilding == nil else { return }
         // After a change through the gate, which emptied `sync_dirty` last thing in its
         // transaction, nothing is left to read unless something was written since.
         if !full, let emptied = dirtyEmptiedAt, emptied == tracker.store.database.totalChanges { return }
@@ -269,6 +313,7 @@ public final class SyncEngine {
 
     func stageLocalRecords() throws {
         dropStaged()
+        guard rebuilding == nil else { return }  // the notes stay, published once it is rebuilt
         guard let drafts = try localDrafts(full: false, resurrecting: true) else { return }
         if !drafts.isEmpty {
             staged = writer.stamp(drafts, wallMilliseconds: tracker.clock.now() * 1000)
@@ -309,57 +354,6 @@ public final class SyncEngine {
     }
 
     // MARK: Merging
-
-    /// Reads what other devices appended and brings it into the store, `batchLimit` records per
-    /// change (one verified snapshot each), after publishing what enabling still has to.
-    /// Returns the number of records merged. When a change is refused (storage full,
-    /// read-only), the entities stay noted and the next merge writes them: the merged state
-    /// never holds something the store has not been asked to.
-    @discardableResult
-    public func merge(wallMilliseconds: Int64) throws -> Int {
-        moreToMerge = true
-        let before = mergedSinceStart
-        while try step(wallMilliseconds: wallMilliseconds) {}
-        return mergedSinceStart - before
-    }
-
-    /// One batch of the merge: at most `limit` records read (those the start read and the store
-    /// does not hold yet all go into the first), one change. The positions saved with it stand
-    /// after its last record, so a restart goes on from there.
-    private func mergeBatch(wallMilliseconds: Int64, limit: Int) throws -> Int {
-        let room = max(limit - waiting.count, 0)
-        let (fresh, problems) = room > 0 ? reader.readNew(except: device, limit: room) : ([], [])
-        // Every device is read again by each batch (from its cursor): the last batch's problems are all of them.
-        if room > 0 { self.problems = problems }
-        moreToMerge = fresh.count >= room
-        let records = waiting + fresh
-        waiting = []
-        mergedSinceStart += records.count
-        largestBatch = max(largestBatch, records.count)
-        unmaterialized += replica.apply(records)
-        if let newest = replica.newest { writer.observe(newest) }
-        guard !unmaterialized.isEmpty else {
-            // Nothing to write: the store holds everything read so far.
-            mergedCursors = reader.cursors.filter { $0.key != device }
-            return records.count
-        }
-        let changed = unmaterialized
-        batches += 1
-        try tracker.change(recordingStep: false) {
-            let store = tracker.store
-            // What the merge writes is the merged state itself, never a change of this device's to
-            // publish: the notes it makes are forgotten, those of this device's waiting are kept.
-            try SyncStore.keepingNotes(in: store) {
-                try SyncMaterializer(store: store, replica: replica, device: device).apply(changed)
-            }
-            try writeMergedState(foreign: reader.cursors.filter { $0.key != device })
-        }
-        unmaterialized = []
-        mergedCursors = reader.cursors.filter { $0.key != device }
-        replica.didSave()
-        try tracker.reload()
-        return records.count
-    }
 
     /// Where the store holds every other device's records through, as of the last merge committed.
     var mergedCursors: [String: SyncCursor] = [:]

@@ -25,6 +25,17 @@ public struct SyncReadProblem: Equatable, Sendable, CustomStringConvertible {
 public struct SyncLogReader: Sendable {
     public let layout: SyncLayout
     public private(set) var cursors: [String: SyncCursor] = [:]
+    /// Well-formed records of a newer version read past since the last `takeSkipped()`.
+    public private(set) var skipped: [SyncSkippedRecord] = []
+    /// Devices whose `device.json` names a newer format, as of the last read: none of their
+    /// records is read (docs/sync.md, "Versions").
+    public private(set) var newerFormats: [String: Int64] = [:]
+
+    /// The records of a newer version read past since the last call.
+    public mutating func takeSkipped() -> [SyncSkippedRecord] {
+        defer { skipped = [] }
+        return skipped
+    }
 
     public init(layout: SyncLayout, cursors: [String: SyncCursor] = [:]) {
         self.layout = layout; self.cursors = cursors
@@ -36,11 +47,12 @@ public struct SyncLogReader: Sendable {
     public mutating func readNew(except own: String?, limit: Int = .max) -> (records: [SyncRecord], problems: [SyncReadProblem]) {
         var records: [SyncRecord] = []
         var problems: [SyncReadProblem] = []
+        let skippedBefore = skipped.count
         for device in layout.devices() where device != own {
-            let (more, problem) = readNew(device: device, limit: limit - records.count)
+            let (more, problem) = readNew(device: device, limit: limit - records.count - (skipped.count - skippedBefore))
             records += more
             if let problem { problems.append(problem) }
-            if records.count >= limit { break }
+            if records.count + skipped.count - skippedBefore >= limit { break }
         }
         return (records, problems)
     }
@@ -48,21 +60,30 @@ public struct SyncLogReader: Sendable {
     public mutating func readNew(device: String, limit: Int = .max) -> (records: [SyncRecord], problem: SyncReadProblem?) {
         var cursor = cursors[device] ?? SyncCursor()
         defer { cursors[device] = cursor }
+        // A device file of a newer format: its records may mean what this version cannot tell.
+        if let format = layout.format(of: device), format > SyncLayout.format {
+            newerFormats[device] = format
+            return ([], nil)
+        }
+        newerFormats[device] = nil
         let numbers = layout.changeFiles(of: device)
         var records: [SyncRecord] = []
+        let skippedBefore = skipped.count
         for number in numbers where number >= cursor.fileNumber {
-            if records.count >= limit { break }
+            if records.count + skipped.count - skippedBefore >= limit { break }
             let moving = number > cursor.fileNumber
             if moving && number != cursor.fileNumber + 1 { break }  // a file between has not arrived
             var trial = cursor
             if moving { trial.fileNumber = number; trial.offset = 0 }
             let path = layout.deviceFolder(device) + "/" + SyncLayout.changeFileName(number)
-            let (read, clean, problem) = SyncLogReader.read(path: path, device: device, cursor: &trial, limit: limit - records.count)
+            let (read, clean, problem, passed) = SyncLogReader.read(path: path, device: device, cursor: &trial,
+                                                                    limit: limit - records.count - (skipped.count - skippedBefore))
             // Move on to a newer file only once something of it was taken: until then an older file
             // may still grow (it arrived cut at a line's end).
             if moving && trial.offset == 0 { return (records, problem) }
             cursor = trial
             records += read
+            skipped += passed.map { SyncSkippedRecord(device: device, fileNumber: number, at: $0.cursor, record: $0.record) }
             if !clean { return (records, problem) }
         }
         return (records, nil)
@@ -72,34 +93,44 @@ public struct SyncLogReader: Sendable {
     /// true when the file was read to its end without stopping. With a `limit`, only about what
     /// that many lines take is read at a time (a batch must not read a whole 4 MiB file for a
     /// few hundred lines).
+    /// Records of a newer version (well-formed, checksum right) are read past like records, each
+    /// with the cursor before it, and count toward `limit`.
     static func read(path: String, device: String, cursor: inout SyncCursor, limit: Int = .max)
-        -> (records: [SyncRecord], clean: Bool, problem: SyncReadProblem?) {
+        -> (records: [SyncRecord], clean: Bool, problem: SyncReadProblem?, skipped: [(cursor: SyncCursor, record: SyncNotUnderstood)]) {
         var records: [SyncRecord] = []
+        var skipped: [(cursor: SyncCursor, record: SyncNotUnderstood)] = []
         var window = limit == .max ? Int.max : max(1 << 16, min(limit, 1 << 14) * 1024)
         while true {
-            guard let (bytes, atEnd) = tail(of: path, from: cursor.offset, atMost: window) else { return (records, false, nil) }
+            guard let (bytes, atEnd) = tail(of: path, from: cursor.offset, atMost: window) else { return (records, false, nil, skipped) }
             var start = 0
             var lastLine: Range<Int>?
             defer { if let lastLine { cursor.lastSum = SyncCursor.sum(ofLine: bytes[lastLine]) } }
             while start < bytes.count {
-                if records.count >= limit { return (records, false, nil) }  // the rest is the next batch's
+                if records.count + skipped.count >= limit { return (records, false, nil, skipped) }  // the rest is the next batch's
                 guard let end = bytes[start...].firstIndex(of: 10) else { break }
-                let record: SyncRecord
+                let record: SyncRecord?
+                let sequence: Int64
+                var newer: SyncNotUnderstood?
                 do {
                     record = try SyncRecord.decode(bytes[start..<end], folderDevice: device)
+                    sequence = record!.sequence
                 } catch {
-                    return (records, false, SyncReadProblem(path: path, offset: cursor.offset, reason: error.reason))
+                    guard let notUnderstood = error.notUnderstood else {
+                        return (records, false, SyncReadProblem(path: path, offset: cursor.offset, reason: error.reason), skipped)
+                    }
+                    (record, sequence, newer) = (nil, notUnderstood.sequence, notUnderstood)
                 }
-                if record.sequence > cursor.nextSequence { return (records, false, nil) }  // an earlier one is missing
-                if record.sequence == cursor.nextSequence {
-                    records.append(record)
+                if sequence > cursor.nextSequence { return (records, false, nil, skipped) }  // an earlier one is missing
+                if sequence == cursor.nextSequence {
+                    if let record { records.append(record) }
+                    if let newer { skipped.append((cursor, newer)) }
                     cursor.nextSequence += 1
                 }
                 cursor.offset += Int64(end + 1 - start)
                 lastLine = start..<end
                 start = end + 1
             }
-            if atEnd { return (records, start == bytes.count, nil) }  // a line not ended: mid-copy
+            if atEnd { return (records, start == bytes.count, nil, skipped) }  // a line not ended: mid-copy
             if start == 0 { window = window > Int.max / 2 ? Int.max : window * 2 }  // a line longer than the window
         }
     }

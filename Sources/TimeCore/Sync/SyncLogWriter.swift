@@ -70,8 +70,13 @@ public final class SyncLogWriter {
         for number in numbers where number >= cursor.fileNumber {  // only at start: learns the last sequence number and clock reading
             let path = folder + "/" + SyncLayout.changeFileName(number)
             if number > cursor.fileNumber || start == nil { cursor.fileNumber = number; cursor.offset = 0 }
-            let (records, _, _) = SyncLogReader.read(path: path, device: device, cursor: &cursor)
-            if let last = records.last { clock.observe(last.hlc) }
+            // A few thousand lines at a time: a log read whole (a rebuild) held every record in memory.
+            while true {
+                let (records, clean, _, skipped) = SyncLogReader.read(path: path, device: device, cursor: &cursor, limit: 4096)
+                if let last = records.last { clock.observe(last.hlc) }
+                if let last = skipped.last { clock.observe(last.record.hlc) }  // written by a newer version of this device
+                if clean || records.count + skipped.count < 4096 { break }
+            }
             if number == fileNumber {
                 fileSize = cursor.offset
                 if (Files.size(path) ?? 0) != cursor.offset && truncate(path, off_t(cursor.offset)) != 0 {

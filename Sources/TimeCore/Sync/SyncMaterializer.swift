@@ -24,6 +24,7 @@ struct SyncMaterializer {
         let orphans = try SyncMaterializer.orphanSessions(in: store)
         try reconcile(.category)
         try reconcile(.project)
+        try SyncPlans.materializeSettings(store, replica)
         var seen = Set<String>()
         var waiting = Set<String>()
         func place(_ gid: String) throws { if try !session(gid) { waiting.insert(gid) } }
@@ -106,10 +107,11 @@ struct SyncMaterializer {
         for (row, entity) in writes {
             if let row { try store.database.run("UPDATE \(table(kind)) SET name_key = ? WHERE id = ?", .text("~" + entity.id), .integer(row)) }
         }
-        for (row, entity) in writes { try write(kind, row, entity) }
+        let stored = kind == .project ? Dictionary(try store.projects().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) : [:]
+        for (row, entity) in writes { try write(kind, row, entity, existing: row.flatMap { stored[$0] }) }
     }
 
-    private func write(_ kind: SyncKind, _ row: Int64?, _ entity: SyncEntity) throws {
+    private func write(_ kind: SyncKind, _ row: Int64?, _ entity: SyncEntity, existing: Project?) throws {
         let fields = projection.fields(entity)
         let name = fields["name"]?.stringValue ?? ""
         if kind == .category {
@@ -122,10 +124,16 @@ struct SyncMaterializer {
             return
         }
         let category = fields["category"]?.stringValue ?? ""
+        let (rate, target) = SyncPlans.plan(of: entity, fields: fields, keeping: existing)
         let project = Project(id: row ?? 0, name: name, color: fields["color"]?.stringValue ?? SyncProjection.defaultColor,
                               categoryID: category.isEmpty ? nil : try rowID(.category, category),
-                              archived: fields["archived"]?.boolValue ?? false, globalID: entity.id)
-        if row != nil { try store.updateProject(project) } else { _ = try store.insertProject(project) }
+                              archived: fields["archived"]?.boolValue ?? false, globalID: entity.id, rateCents: rate, weeklyTarget: target)
+        if row != nil {
+            try store.updateProject(project)
+            if existing?.rateCents != rate || existing?.weeklyTarget != target { try store.updateProjectPlan(project) }
+        } else {
+            _ = try store.insertProject(project)
+        }
     }
 
     private func nextID(_ table: String) throws -> Int64 {

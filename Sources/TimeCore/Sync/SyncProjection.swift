@@ -32,7 +32,7 @@ struct SyncProjection {
 
     /// The fields the store holds of each kind.
     static let names: [SyncKind: [String]] = [
-        .category: ["name"], .project: ["name", "color", "category", "archived"],
+        .category: ["name"], .project: ["name", "color", "category", "archived", "rate", "weekly_target"],
         .session: ["project", "start", "end", "note", "unrecorded", "segments", "focus"],
     ]
 
@@ -52,6 +52,8 @@ struct SyncProjection {
         case (.project, "color"): return .string(value?.stringValue ?? SyncProjection.defaultColor)
         case (.project, "category"): return .string(category(of: value?.stringValue ?? ""))
         case (.project, "archived"): return .bool(value?.boolValue ?? false)
+        case (.project, "rate"): return SyncPlans.rate(value).map(JSON.int) ?? .null
+        case (.project, "weekly_target"): return .int(SyncPlans.target(value))
         case (.session, "project"): return .string(project(of: value?.stringValue ?? ""))
         case (.session, "start"), (.session, "unrecorded"): return .int(value?.intValue ?? 0)
         case (.session, "end"): return value?.intValue.map(JSON.int) ?? .null

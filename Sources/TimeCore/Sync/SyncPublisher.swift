@@ -20,12 +20,14 @@ struct SyncPublisher {
     /// nothing was noted.
     func drafts(full: Bool, resurrecting: Bool) throws -> [SyncDraft]? {
         var noted: [SyncKind: [String: Set<String>]] = [:]
+        var settings: Set<String> = full ? Set(SyncPlans.settings) : []
         if !full {
             let rows = try store.database.query("SELECT kind, gid, field FROM sync_dirty") { ($0.string(0), $0.string(1), $0.string(2)) }
             for (kind, gid, field) in rows {
                 if let kind = SyncKind(rawValue: kind) { noted[kind, default: [:]][gid, default: []].insert(field) }
+                if kind == SyncPlans.noteKind && SyncPlans.settings.contains(field) { settings.insert(field) }
             }
-            guard !noted.isEmpty else { return nil }
+            guard !noted.isEmpty || !settings.isEmpty else { return nil }
             if resurrecting { try resurrect(&noted) }
         }
         let wholeKinds = full || noted[.category] != nil || noted[.project] != nil
@@ -80,7 +82,19 @@ struct SyncPublisher {
                 drafts.delete(kind, id, unlessLivingOnIn: present[kind] ?? [])
             }
         }
-        return drafts.all
+        // The shared settings: fields of this device's own `device` record (SyncPlans).
+        var shared: [String: JSON] = [:]
+        for field in settings.sorted() where !SyncPlans.publishAsBefore {
+            let stored = try SyncPlans.stored(field, in: store)
+            if stored != SyncPlans.setting(field, in: replica) ?? SyncPlans.defaultValue(field) {
+                shared[field] = SyncPlans.recordValue(field, stored)
+            }
+        }
+        var all = drafts.all
+        if !shared.isEmpty {
+            all.append(SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device)?.created == nil ? .create : .set, fields: shared))
+        }
+        return all
     }
 
     /// Gives a new global id to every row inserted again under an id the merged state holds as
@@ -169,9 +183,19 @@ enum SyncFields {
     static func category(_ category: Category) -> [String: JSON] { ["name": .string(category.name)] }
 
     static func project(_ project: Project, categoryGID: String) -> [String: JSON] {
-        ["name": .string(project.name), "color": .string(project.color), "category": .string(categoryGID), "archived": .bool(project.archived)]
+        if SyncPlans.publishAsBefore {
+            return ["name": .string(project.name), "color": .string(project.color), "category": .string(categoryGID), "archived": .bool(project.archived)]
+        }
+        return ["name": .string(project.name), "color": .string(project.color), "category": .string(categoryGID), "archived": .bool(project.archived),
+         "rate": project.rateCents.map(JSON.int) ?? .null, "weekly_target": .int(project.weeklyTarget)]
     }
 
+    /// One more session field (as `focus` of issue 31 was added): add it here, to
+    /// `SyncProjection.names[.session]` and `SyncProjection.field` (its value when no record carries
+    /// it), to the session's row in `SyncMaterializer.session` (a field no record carries keeps the
+    /// row's value, as `SyncPlans.plan` does, since older devices never write it), to a v10-style
+    /// note of its column (SyncStore.noteTriggers, in a migration of its own) and to docs/sync.md's
+    /// list of session fields. Older readers ignore it: the format number stays.
     static func session(_ session: WorkSession, projectGID: String) -> [String: JSON] {
         [
             "project": .string(projectGID), "start": .int(session.start), "end": session.end.map(JSON.int) ?? .null,

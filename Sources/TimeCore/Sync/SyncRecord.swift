@@ -10,7 +10,10 @@ public enum SyncOperation: String, Sendable {
 /// Why a complete line of a change file cannot be applied.
 public struct SyncRecordError: Error, Equatable, CustomStringConvertible {
     public let reason: String
-    public init(_ reason: String) { self.reason = reason }
+    /// Set for a well-formed record of a kind or operation this version does not know (its
+    /// checksum right): not damage, but a record of a newer version, kept and skipped.
+    public let notUnderstood: SyncNotUnderstood?
+    public init(_ reason: String, notUnderstood: SyncNotUnderstood? = nil) { self.reason = reason; self.notUnderstood = notUnderstood }
     public var description: String { reason }
 }
 
@@ -135,13 +138,20 @@ public struct SyncRecord: Equatable, Sendable {
               let time = clock[0].intValue, let counter = clock[1].intValue, counter >= 0 else {
             throw SyncRecordError("no clock reading")
         }
-        guard let kind = table["kind"]?.stringValue.flatMap(SyncKind.init(rawValue:)) else { throw SyncRecordError("unknown kind") }
-        guard let operation = table["op"]?.stringValue.flatMap(SyncOperation.init(rawValue:)) else {
-            throw SyncRecordError("unknown operation")
+        guard let kindName = table["kind"]?.stringValue, !kindName.isEmpty else { throw SyncRecordError("no kind") }
+        guard let operationName = table["op"]?.stringValue, !operationName.isEmpty else { throw SyncRecordError("no operation") }
+        // A kind or an operation of a newer version (docs/sync.md, "Versions"): kept, skipped, told.
+        guard let kind = SyncUnderstanding.kind(kindName) else {
+            throw SyncRecordError("kind \"\(kindName)\" of a newer version", notUnderstood: SyncNotUnderstood(
+                sequence: sequence, hlc: HLC(time: time, counter: counter), what: "kind \"\(kindName)\""))
+        }
+        guard let operation = SyncUnderstanding.operation(operationName) else {
+            throw SyncRecordError("operation \"\(operationName)\" of a newer version", notUnderstood: SyncNotUnderstood(
+                sequence: sequence, hlc: HLC(time: time, counter: counter), what: "operation \"\(operationName)\""))
         }
         guard let id = table["id"]?.stringValue, !id.isEmpty else { throw SyncRecordError("no entity id") }
         guard case .object(let fieldList)? = table["fields"] else { throw SyncRecordError("no fields") }
-        guard table.count == 7 else { throw SyncRecordError("unknown keys") }
+        // Other keys a newer version may add to every record are ignored, as unknown fields are.
         var fields: [String: JSON] = [:]
         for (key, field) in fieldList { fields[key] = field }
         return SyncRecord(device: device, sequence: sequence, hlc: HLC(time: time, counter: counter), kind: kind,

@@ -137,11 +137,7 @@ public struct SyncReplica {
     public mutating func apply<Records: Sequence>(_ records: Records) -> [(SyncKind, String)] where Records.Element == SyncRecord {
         var changed: [(SyncKind, String)] = []
         for record in records {
-            guard applied[record.device, default: AppliedSequences()].insert(record.sequence) else { continue }
-            changeNumber += 1
-            unsavedDevices[record.device] = changeNumber
-            if newest.map({ $0 < record.hlc }) ?? true { newest = record.hlc }
-            if newestByDevice[record.device].map({ $0 < record.hlc }) ?? true { newestByDevice[record.device] = record.hlc }
+            guard noteApplied(device: record.device, sequence: record.sequence, hlc: record.hlc) else { continue }
             var entity = entity(record.kind, record.id) ?? SyncEntity(kind: record.kind, id: record.id)
             if entity.apply(record) {
                 entities[record.kind, default: [:]][record.id] = entity
@@ -153,6 +149,33 @@ public struct SyncReplica {
         return changed
     }
 
+    /// Counts a record as read; false when it was already.
+    @discardableResult
+    mutating func noteApplied(device: String, sequence: Int64, hlc: HLC) -> Bool {
+        guard applied[device, default: AppliedSequences()].insert(sequence) else { return false }
+        changeNumber += 1
+        unsavedDevices[device] = changeNumber
+        if newest.map({ $0 < hlc }) ?? true { newest = hlc }
+        if newestByDevice[device].map({ $0 < hlc }) ?? true { newestByDevice[device] = hlc }
+        return true
+    }
+
+    /// Applies records already counted as read (their sequence numbers were read past by a build
+    /// that did not understand them): applying a record twice changes nothing (rule 1, rule 2).
+    mutating func reapply(_ records: [SyncRecord]) -> [(SyncKind, String)] {
+        var changed: [(SyncKind, String)] = []
+        for record in records {
+            var entity = entity(record.kind, record.id) ?? SyncEntity(kind: record.kind, id: record.id)
+            guard entity.apply(record) else { continue }
+            changeNumber += 1
+            entities[record.kind, default: [:]][record.id] = entity
+            unsaved[EntityKey(kind: record.kind, id: record.id)] = changeNumber
+            if entity.isOpenSession { openSessionIDs.insert(record.id) } else { openSessionIDs.remove(record.id) }
+            changed.append((record.kind, record.id))
+        }
+        return changed
+    }
+
     public func entity(_ kind: SyncKind, _ id: String) -> SyncEntity? {
         if let entity = entities[kind]?[id] { return entity }
         guard kind == .session, sessionsLeftMemory, let backing else { return nil }
@@ -160,6 +183,8 @@ public struct SyncReplica {
     }
 
     /// Every entity of a kind, live or deleted (with a store behind, sessions are read from it).
+    func every(_ kind: SyncKind) -> [SyncEntity] { all(kind) }
+
     private func all(_ kind: SyncKind) -> [SyncEntity] {
         let inMemory = entities[kind] ?? [:]
         guard kind == .session, sessionsLeftMemory, let backing else { return Array(inMemory.values) }

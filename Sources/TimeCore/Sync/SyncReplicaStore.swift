@@ -208,7 +208,7 @@ final class SyncReplicaStore {
     /// Forgets everything (another folder, or positions that no longer match the files).
     func reset(root: String) throws {
         unreadable = nil
-        try save(root: root) { try database.execute("DELETE FROM sync_entities; DELETE FROM sync_devices") }
+        try save(root: root) { try database.execute("DELETE FROM sync_entities; DELETE FROM sync_devices; DELETE FROM sync_kept WHERE key IN ('newer', 'rebuilding')") }
     }
 
     // MARK: Entities
@@ -254,7 +254,7 @@ final class SyncReplicaStore {
     /// it from the folder and compares every record with the store (a record applied to a damaged
     /// entity may not have been written into the store). Inside `save`, whose token it leaves out.
     func forget() throws {
-        try database.execute("DELETE FROM sync_entities; DELETE FROM sync_devices")
+        try database.execute("DELETE FROM sync_entities; DELETE FROM sync_devices; DELETE FROM sync_kept WHERE key IN ('newer', 'rebuilding')")
         try store?.run("DELETE FROM meta WHERE key = ?", .text(SyncPositions.key))
     }
 

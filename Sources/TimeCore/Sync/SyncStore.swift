@@ -23,10 +23,11 @@ enum SyncStore {
     /// While sync is on, triggers note every field of a category, project or session whose value
     /// changed (a segment counts as its session's `segments`), so that publishing compares just
     /// those fields, and only for the records written.
-    static func noteTriggers() -> String {
+    static func noteTriggers(_ tables: [(table: String, kind: String, columns: [(column: String, field: String)])] = fieldsByColumn,
+                             segments: Bool = true) -> String {
         let on = "WHEN (SELECT value FROM meta WHERE key = 'sync_folder') <> ''"
         var sql = ""
-        for (table, kind, columns) in fieldsByColumn {
+        for (table, kind, columns) in tables {
             let note = "INSERT OR IGNORE INTO sync_dirty SELECT '\(kind)'"
             sql += """
                 CREATE TRIGGER sync_notes_\(table)_insert AFTER INSERT ON \(table) \(on)
@@ -43,6 +44,7 @@ enum SyncStore {
             }
             sql += "    END;\n"
         }
+        guard segments else { return sql }
         for (event, rows) in [("INSERT", ["NEW"]), ("UPDATE", ["OLD", "NEW"]), ("DELETE", ["OLD"])] {
             let notes = rows.map {
                 "INSERT OR IGNORE INTO sync_dirty SELECT 'session', gid, 'segments' FROM sessions WHERE id = \($0).session_id AND gid IS NOT NULL;"
