@@ -13,8 +13,8 @@
 #   memory     RSS of what the person runs: the window plus the agent, Hamster's window plus
 #              hamster-service, a few seconds after the start
 #   wake-ups   voluntary context switches summed over /proc/PID/task/*/status in a --window-second
-#              window: a session running with the window visible, the same minimised (xdotool
-#              windowminimize), and no session running (window visible)
+#              window: a session running with the window visible after an AT-SPI walk of it all,
+#              the same minimised (xdotool windowminimize), and no session running (window visible)
 # Histories (scripts/window/history.py): N facts in a Hamster database, 8 a day up to today with
 # the last one running; Time gets the same ones through `timectl import hamster` and
 # `timectl start` of the running activity.
@@ -161,6 +161,10 @@ for size in "${sizes[@]}"; do
     sleep 3
     time_rss="$(rss_mb "$window") + $(rss_mb "$agent") = $(( $(rss_mb "$window") + $(rss_mb "$agent") ))"
     say "-- Time: wake-ups ($window_seconds s each)"
+    # A screen reader has looked at the whole window (GTK 4 sends a widget's changes to the
+    # accessibility bus only once a client has asked for it; launch's walk asks for a few).
+    "${check[@]}" dump --pid "$window" >/dev/null 2>&1 || say "bench-window.sh: the AT-SPI walk of the window failed"
+    sleep 2
     time_visible="$(wakeups "$window" "$agent")"
     xid="$(minimise "$window")"
     time_minimised="$(wakeups "$window" "$agent")"

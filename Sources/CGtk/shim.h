@@ -11,6 +11,17 @@ static inline void time_gtk_set_accessible_description(GtkWidget *widget, const 
     gtk_accessible_update_property(GTK_ACCESSIBLE(widget), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
 }
 
+/* A box a screen reader meets as one label (named by its accessible label): the role is fixed
+ * when the widget is made, and g_object_new is variadic. */
+static inline GtkWidget *time_gtk_box_new_as_label(GtkOrientation orientation, int spacing) {
+    return GTK_WIDGET(g_object_new(GTK_TYPE_BOX, "orientation", orientation, "spacing", spacing,
+                                   "accessible-role", GTK_ACCESSIBLE_ROLE_LABEL, NULL));
+}
+
+static inline void time_gtk_set_accessible_hidden(GtkWidget *widget, gboolean hidden) {
+    gtk_accessible_update_state(GTK_ACCESSIBLE(widget), GTK_ACCESSIBLE_STATE_HIDDEN, hidden, -1);
+}
+
 static inline void time_gtk_set_string_property(gpointer object, const char *name, const char *value) {
     g_object_set(object, name, value, NULL);
 }

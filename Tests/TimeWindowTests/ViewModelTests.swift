@@ -51,6 +51,14 @@ final class ViewModelTests: XCTestCase {
         let second = NowModel(properties: running(since: now - 60), status: [:], statusTime: now, now: now + 1, connected: true)
         XCTAssertNotEqual(first.elapsed, second.elapsed)
         XCTAssertTrue(second.sameExceptTime(as: first))
+        // A screen reader's words move once a minute, not with each second.
+        XCTAssertEqual(first.elapsedSpoken, "Elapsed 1 min")
+        XCTAssertEqual(second.elapsedSpoken, first.elapsedSpoken)
+        let later = NowModel(properties: running(since: now - 60), status: [:], statusTime: now, now: now + 59, connected: true)
+        XCTAssertEqual(later.elapsedSpoken, "Elapsed 1 min")
+        let hours = NowModel(properties: running(since: now - 60, active: 3600 * 2 + 60 * 3), status: [:], statusTime: now,
+                             now: now, connected: true)
+        XCTAssertEqual(hours.elapsedSpoken, "Elapsed 2 h 4 min")
         var paused = running(since: 0, active: 60)
         paused.merge(["State": .string("paused")])
         XCTAssertFalse(NowModel(properties: paused, status: [:], statusTime: now, now: now, connected: true).sameExceptTime(as: first))

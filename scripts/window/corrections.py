@@ -14,6 +14,7 @@ import time
 
 import agent
 import atspi_tree as at
+import check_timer
 
 # Tolerance between a time typed relative to now and what the agent stored (the typing and the
 # call take a moment).
@@ -126,7 +127,9 @@ class _Checks:
         self.closed()
         want = int(time.time()) - 1800
         self.near(agent.prop("SessionStart"), want, "SessionStart")
-        return f"the dialog said {sentence!r}; SessionStart {_clock(agent.prop('SessionStart'))}"
+        # The elapsed time a screen reader gets follows the earlier start (whole minutes).
+        spoken = check_timer.check_elapsed_spoken(self.window.page_nodes("Now"))
+        return f"the dialog said {sentence!r}; SessionStart {_clock(agent.prop('SessionStart'))}; {spoken}"
 
     def overlap(self):
         email = [s for s in agent.sessions(int(time.time()) - 4 * 3600, int(time.time())) if s["project"] == "Email"]

@@ -8,6 +8,12 @@ public enum Shown {
         return "\(s / 3600):\(LocalTime.pad(Int(s % 3600 / 60)))"
     }
 
+    /// "1 h 23 min", "23 min": a duration in whole minutes as a screen reader says it.
+    public static func spokenMinutes(_ seconds: Int64) -> String {
+        let minutes = max(0, seconds) / 60
+        return minutes < 60 ? "\(minutes) min" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+
     /// "1:23:45", what a running timer shows.
     public static func hoursMinutesSeconds(_ seconds: Int64) -> String {
         let s = max(0, seconds)

@@ -8,6 +8,9 @@ public struct NowModel: Equatable {
     public var projectColor: String
     public var category: String
     public var elapsed: String
+    /// "Elapsed 1 h 23 min": what a screen reader is given for the elapsed time, whole minutes so
+    /// that it changes once a minute (the seconds on screen would be an event a second).
+    public var elapsedSpoken: String
     public var note: String
     public var sessionID: UInt64
     public var showsPause: Bool
@@ -50,6 +53,7 @@ public struct NowModel: Equatable {
         projectColor = open ? p.projectColor : ""
         category = open ? p.category : ""
         elapsed = Shown.hoursMinutesSeconds(open ? p.elapsed(at: now) : 0)
+        elapsedSpoken = "Elapsed " + Shown.spokenMinutes(open ? p.elapsed(at: now) : 0)
         note = p.note
         sessionID = p.sessionID
         showsPause = state == "running"
@@ -89,6 +93,7 @@ public struct NowModel: Equatable {
         guard focus.sameExceptTime(as: other.focus) else { return false }
         var a = self, b = other
         (a.elapsed, a.totals, b.elapsed, b.totals) = ("", "", "", "")
+        (a.elapsedSpoken, b.elapsedSpoken) = ("", "")
         (a.focus, b.focus) = (other.focus, other.focus)
         return a == b
     }

@@ -11,7 +11,10 @@ final class NowView {
     private let signals = SignalBag()
     private let project = Make.label("", style: "title-2")
     private let category = Make.label("", style: "dim-label")
-    private let elapsed = Make.label("0:00:00", style: "title-1")
+    /// The seconds tick on screen only: hidden from screen readers, which get `elapsedSpoken`'s
+    /// whole minutes (a label changed each second is an accessibility event each second).
+    private let elapsed = Make.label("0:00:00", style: "title-1").hiddenFromScreenReaders()
+    private lazy var elapsedSpoken = Make.spokenAsLabel([elapsed]).accessibleName("Elapsed 0 min")
     /// "Started at 09:12", pressed to say when the work really began (CorrectionDialog).
     private let startedAt = Make.button("Started at", style: "flat").accessibleName("Started at")
     private let pausedSince = Make.button("Paused since…", style: "flat").accessibleName("Paused since")
@@ -53,7 +56,7 @@ final class NowView {
         startedAt.align(GTK_ALIGN_CENTER)
         let focusButtons = Make.box(false, spacing: 6, [startFocus, skipPhase, extendPhase, stopFocus]).align(GTK_ALIGN_CENTER)
         let focusBox = Make.box(true, spacing: 6, [focusLabel, focusBar, focusButtons])
-        for widget in [awayBox, project, category, elapsed, startedAt, timerButtons, focusBox, continueButton, startRow, corrections,
+        for widget in [awayBox, project, category, elapsedSpoken, startedAt, timerButtons, focusBox, continueButton, startRow, corrections,
                        note, totals] {
             root.append(widget)
         }
@@ -96,6 +99,7 @@ final class NowView {
         // A tick changes these two labels only: nothing else is set again (each change of a
         // widget costs a redraw and, with a screen reader's bus, an event).
         elapsed.text = model.elapsed
+        if model.elapsedSpoken != self.model?.elapsedSpoken { elapsedSpoken.accessibleName(model.elapsedSpoken) }
         totals.text = model.totals
         focusLabel.text = model.focus.text
         focusBar.level = model.focus.left
@@ -108,7 +112,7 @@ final class NowView {
         project.accessibleName(model.state == "idle" ? "Not tracking" : model.projectName)
         category.text = model.category
         category.isVisible = !model.category.isEmpty
-        elapsed.isVisible = model.state != "idle"
+        elapsedSpoken.isVisible = model.state != "idle"
         pause.isVisible = model.showsPause
         resume.isVisible = model.showsResume
         stop.isVisible = model.showsStop
