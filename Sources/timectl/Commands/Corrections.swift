@@ -83,6 +83,30 @@ func sessionSpan(_ record: [String: DBusValue]) -> String {
     return "\(record["project"]?.stringValue ?? "") \(LocalTime.dateTimeString(start))–\(endText)"
 }
 
+/// pause, resume and stop: their one call, or with `--at` its "…At" form (PauseAt, ResumeAt,
+/// StopAt) with the moment given.
+protocol AtCallCommand: ParsableCommand {
+    init(at: Int64?)
+    var at: Int64? { get }
+    static var call: OneCall { get }
+    static func atLine(_ reply: [DBusValue], _ at: Int64) -> String
+}
+
+extension AtCallCommand {
+    static var configuration: CommandConfiguration {
+        var configuration = call.configuration
+        configuration.options = [atOption]
+        return configuration
+    }
+
+    init(_ arguments: ParsedArguments) throws { self.init(at: try momentOption("--at", arguments, now: parsingNow())) }
+
+    func run(_ context: Context) throws {
+        guard let at else { output(Self.call.line(try context.quickCall(Self.call.method))); return }
+        output(Self.atLine(try context.agent().call(Self.call.method + "At", [.int64(at)]), at))
+    }
+}
+
 extension Start {
     /// `timectl start PROJECT --at WHEN [--adjust]`: StartProjectAt (creating the project first
     /// as a plain start does); prints the history's sentence, which says both sides.

@@ -38,40 +38,20 @@ struct Start: ParsableCommand {
     }
 }
 
-struct Pause: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "pause", abstract: "Pause the running session (nothing happens if it is already paused).",
-        discussion: "With --at the pause begins when you really stopped working (not before the running stretch began); when already paused, the pause begins then instead.",
-        options: [atOption])
+struct Pause: AtCallCommand {
+    static let call = OneCall("Pause", quick: true, name: "pause",
+                              abstract: "Pause the running session (nothing happens if it is already paused).",
+                              discussion: "With --at the pause begins when you really stopped working (not before the running stretch began); when already paused, the pause begins then instead.") { _ in "Paused." }
+    static func atLine(_ reply: [DBusValue], _ at: Int64) -> String { "Paused at \(LocalTime.clockString(at))." }
     var at: Int64?
-    init(_ arguments: ParsedArguments) throws { at = try momentOption("--at", arguments, now: parsingNow()) }
-    func run(_ context: Context) throws {
-        if let at {
-            try context.agent().call("PauseAt", [.int64(at)])
-            output("Paused at \(LocalTime.clockString(at)).")
-            return
-        }
-        _ = try context.quickCall("Pause")
-        output("Paused.")
-    }
 }
 
-struct Resume: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "resume", abstract: "Resume the paused session (nothing happens if it is running).",
-        discussion: "With --at the work goes on from when you really came back (not before the pause began); when already running after a pause, the running stretch begins then instead.",
-        options: [atOption])
+struct Resume: AtCallCommand {
+    static let call = OneCall("Resume", quick: true, name: "resume",
+                              abstract: "Resume the paused session (nothing happens if it is running).",
+                              discussion: "With --at the work goes on from when you really came back (not before the pause began); when already running after a pause, the running stretch begins then instead.") { _ in "Resumed." }
+    static func atLine(_ reply: [DBusValue], _ at: Int64) -> String { "Resumed at \(LocalTime.clockString(at))." }
     var at: Int64?
-    init(_ arguments: ParsedArguments) throws { at = try momentOption("--at", arguments, now: parsingNow()) }
-    func run(_ context: Context) throws {
-        if let at {
-            try context.agent().call("ResumeAt", [.int64(at)])
-            output("Resumed at \(LocalTime.clockString(at)).")
-            return
-        }
-        _ = try context.quickCall("Resume")
-        output("Resumed.")
-    }
 }
 
 struct Toggle: OneCallCommand {
@@ -80,22 +60,16 @@ struct Toggle: OneCallCommand {
                               discussion: "Made for one keyboard shortcut.") { $0.first?.stringValue ?? "" }
 }
 
-struct Stop: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "stop", abstract: "Stop the open session (it is completed and kept).",
-        discussion: "With --at it ends when you really stopped (not before it began): time after that is cut.",
-        options: [atOption])
-    var at: Int64?
-    init(_ arguments: ParsedArguments) throws { at = try momentOption("--at", arguments, now: parsingNow()) }
-    func run(_ context: Context) throws {
-        if let at {
-            let reply = try context.agent().call("StopAt", [.int64(at)])
-            output("Stopped session \(reply.first?.integer ?? 0) at \(LocalTime.clockString(at)).")
-            return
-        }
-        let reply = try context.quickCall("Stop")
-        output("Stopped session \(reply.first?.integer ?? 0).")
+struct Stop: AtCallCommand {
+    static let call = OneCall("Stop", quick: true, name: "stop",
+                              abstract: "Stop the open session (it is completed and kept).",
+                              discussion: "With --at it ends when you really stopped (not before it began): time after that is cut.") {
+        "Stopped session \($0.first?.integer ?? 0)."
     }
+    static func atLine(_ reply: [DBusValue], _ at: Int64) -> String {
+        "Stopped session \(reply.first?.integer ?? 0) at \(LocalTime.clockString(at))."
+    }
+    var at: Int64?
 }
 
 struct Note: ParsableCommand {
