@@ -46,6 +46,14 @@ func parseOptions() -> Options {
             let folder = arguments.popFirst() ?? "", syncFolder = arguments.popFirst() ?? ""
             let count = Int(arguments.popFirst() ?? "") ?? 100
             runAndExit { try profileSync(folder: folder, syncFolder: syncFolder, count: count) }
+        case "--generate":
+            let size = Int(arguments.popFirst() ?? "") ?? 0, folder = arguments.popFirst() ?? ""
+            runAndExit { try generateForProfile(size: size, folder: folder) }
+        case "--drive-pauses":
+            let address = arguments.popFirst() ?? "", count = Int(arguments.popFirst() ?? "") ?? 100
+            let fresh = arguments.first != "same"
+            if !fresh { _ = arguments.popFirst() }
+            runAndExit { try drivePauses(address: address, count: count, fresh: fresh) }
         case "--crash-workload":
             // The write path the crash-state tests record (CrashWorkload.swift).
             let folder = arguments.popFirst() ?? "", acks = arguments.popFirst() ?? ""
@@ -56,6 +64,7 @@ func parseOptions() -> Options {
         case "--help", "-h":
             print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--sync-agent-only] [--changes-only] [--reports-only]")
             print("       time-bench --profile-kind DATA-DIR METRIC N | --profile-sync DATA-DIR SYNC-DIR|- N   (for a profiler; - is sync off)")
+            print("       time-bench --generate SIZE DIR/data-SIZE | --drive-pauses BUS-ADDRESS N [same]   (scripts/profile-durable-path.sh)")
             exit(0)
         default:
             printError("unknown option \(argument) (see --help)")

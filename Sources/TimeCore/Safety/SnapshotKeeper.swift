@@ -1,3 +1,4 @@
+import PathTrace
 import Glibc
 
 /// Keeps verified JSON snapshots of the data state: one is written (or found) for every change
@@ -208,6 +209,7 @@ public final class SnapshotKeeper: ChangeRecorder {
 
     private func record(_ store: Store, changedDays: Set<String>) throws {
         tidyUp()
+        PathTrace.mark("snapshot: tidy up left over")
         var state = Pending(previousTree: tree, previousUnflushed: unflushed, previousEntries: entries,
                             previousNeedsFullRecord: needsFullRecord, previousInlineDay: inlineDay,
                             previousDurableTree: durableTree, previousRetiredRoots: retiredDurableRoots,
@@ -264,6 +266,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         }
         tree = newTree
         needsFullRecord = false
+        PathTrace.mark("snapshot: today's sessions and chunks")
         let chunkList = tree.topList
         let payload = SnapshotFormat.payload(
             categories: try store.categories(), projects: try store.projects(),
@@ -271,7 +274,9 @@ public final class SnapshotKeeper: ChangeRecorder {
             openSession: try store.openSession(), chunkList: chunkList, todaysSessions: inlineCache ?? "",
             away: SnapshotFormat.awayJSON(try store.awayState()),
             dataID: try store.meta("data_id") ?? "", plans: try store.planSettings())
+        PathTrace.mark("snapshot: payload read and serialised")
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
+        PathTrace.mark("snapshot: payload checksum")
         let sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
 
@@ -296,6 +301,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         if let newest = entries.last {
             tops[newest.sequence] = tree.root.map { [$0] } ?? []
         }
+        PathTrace.mark("snapshot: kept state file")
         if let newest = entries.last, newest.sequence != durableSequence {
             // The chunks the snapshot names that are not known durable travel in its slot, up to
             // a batch flush that makes them all durable at once.
@@ -306,10 +312,12 @@ public final class SnapshotKeeper: ChangeRecorder {
             try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: slotAttachment?() ?? [])
             durableSequence = newest.sequence
         }
+        PathTrace.mark("slot: read back and compared")
         try store.setMeta("snapshot_state", stateHash)
         // Which kept snapshot this commit goes with: a start-up that finds a newer one rolls forward.
         try store.setMeta(SnapshotKeeper.sequenceKey, String(entries.last?.sequence ?? 0))
         pending = state
+        PathTrace.mark("snapshot: meta rows")
     }
 
     public func changeCommitted() {

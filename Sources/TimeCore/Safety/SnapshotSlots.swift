@@ -1,3 +1,4 @@
+import PathTrace
 import Glibc
 
 /// The durable record of each change: two preallocated slot files, `slot-0.snapshot` and
@@ -63,6 +64,7 @@ final class SnapshotSlots {
         var header = Array("\(SnapshotSlots.magic) \(sequence) \(body.count) \(SHA256.hex(body)) \(snapshot.count)".utf8)
         header += [UInt8](repeating: UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count) + [UInt8(ascii: "\n")]
         let bytes = header + body
+        PathTrace.mark("slot: body and its checksum")
         let fd = descriptors[index]
         var written = 0
         while written < bytes.count {
@@ -73,7 +75,9 @@ final class SnapshotSlots {
             }
             written += count
         }
+        PathTrace.mark("slot: write")
         guard fdatasync(fd) == 0 else { throw FileError("flush to disk", path) }
+        PathTrace.mark("slot: fdatasync")
         // Read back and compared, as every snapshot is: byte for byte with what was just written
         // and checksummed (hashing it again would prove no more, at the cost of a second hash).
         guard let read = try? Files.read(path), Files.same(Array(read.prefix(bytes.count)), bytes) else {
