@@ -130,10 +130,48 @@ public enum SnapshotFormat {
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
                         openSession: WorkSession?, chunkList: String, todaysSessions: String = "",
                         away: String = "", dataID: String = "", plans: PlanSettings = PlanSettings()) -> String {
+        payload(records: records(categories: categories, projects: projects), openSession: openSession, chunkList: chunkList,
+                todaysSessions: todaysSessions, away: away,
+                settings: settings(reminderMinutes: reminderMinutes, dataID: dataID, plans: plans))
+    }
+
+    /// The same from its parts serialized already: `records` (categories and projects, which a
+    /// timer change leaves as they were, so the keeper keeps them serialized) and `settings`.
+    static func payload(records: Records, openSession: WorkSession?, chunkList: String, todaysSessions: String,
+                        away: String, settings: String) -> String {
         var out = ""
-        out.reserveCapacity(chunkList.utf8.count + todaysSessions.utf8.count + 120 * (projects.count + categories.count) + 1024)
+        out.reserveCapacity(records.categories.utf8.count + records.projects.utf8.count + chunkList.utf8.count
+                            + todaysSessions.utf8.count + away.utf8.count + settings.utf8.count + 1024)
         out += away.isEmpty ? "{" : "{\"away\":" + away + ","
-        out += "\"categories\":["
+        out += "\"categories\":"
+        out += records.categories
+        out += ",\"chunks\":"
+        out += chunkList
+        out += ",\"openSession\":"
+        (openSession.map(sessionJSON) ?? .null).write(to: &out)
+        out += ",\"projects\":"
+        out += records.projects
+        if !todaysSessions.isEmpty {
+            out += ",\"sessions\":"
+            out += todaysSessions
+        }
+        out += ",\"settings\":"
+        out += settings
+        out += "}"
+        return out
+    }
+
+    /// Categories and projects as the payload holds them (the lists, sorted by id), with the
+    /// records they were written from, so that equal records need not be written again.
+    struct Records {
+        var categoryRecords: [Category]
+        var projectRecords: [Project]
+        var categories: String
+        var projects: String
+    }
+
+    static func records(categories: [Category], projects: [Project]) -> Records {
+        var out = "["
         for (index, category) in categories.sorted(by: { $0.id < $1.id }).enumerated() {
             out += index == 0 ? "{" : ",{"
             appendGlobalID(category.globalID, to: &out)
@@ -143,33 +181,32 @@ public enum SnapshotFormat {
             JSON.writeString(category.name, to: &out)
             out += "}"
         }
-        out += "],\"chunks\":"
-        out += chunkList
-        out += ",\"openSession\":"
-        (openSession.map(sessionJSON) ?? .null).write(to: &out)
-        out += ",\"projects\":["
-        for (index, project) in projects.sorted(by: { $0.id < $1.id }).enumerated() {
-            out += index == 0 ? "{\"archived\":" : ",{\"archived\":"
-            out += project.archived ? "true" : "false"
-            out += ",\"categoryId\":"
-            out += project.categoryID.map { String($0) } ?? "null"
-            out += ",\"color\":"
-            JSON.writeString(project.color, to: &out)
-            out += ","
-            appendGlobalID(project.globalID, to: &out)
-            out += "\"id\":"
-            out += String(project.id)
-            out += ",\"name\":"
-            JSON.writeString(project.name, to: &out)
-            appendPlan(of: project, to: &out)
-            out += "}"
-        }
         out += "]"
-        if !todaysSessions.isEmpty {
-            out += ",\"sessions\":"
-            out += todaysSessions
+        var list = "["
+        list.reserveCapacity(120 * projects.count + 2)
+        for (index, project) in projects.sorted(by: { $0.id < $1.id }).enumerated() {
+            list += index == 0 ? "{\"archived\":" : ",{\"archived\":"
+            list += project.archived ? "true" : "false"
+            list += ",\"categoryId\":"
+            list += project.categoryID.map { String($0) } ?? "null"
+            list += ",\"color\":"
+            JSON.writeString(project.color, to: &list)
+            list += ","
+            appendGlobalID(project.globalID, to: &list)
+            list += "\"id\":"
+            list += String(project.id)
+            list += ",\"name\":"
+            JSON.writeString(project.name, to: &list)
+            appendPlan(of: project, to: &list)
+            list += "}"
         }
-        out += ",\"settings\":{\"currency\":"
+        list += "]"
+        return Records(categoryRecords: categories, projectRecords: projects, categories: out, projects: list)
+    }
+
+    /// The `settings` object.
+    static func settings(reminderMinutes: UInt32, dataID: String, plans: PlanSettings) -> String {
+        var out = "{\"currency\":"
         JSON.writeString(plans.currency, to: &out)
         out += ","
         if !dataID.isEmpty {
@@ -180,7 +217,7 @@ public enum SnapshotFormat {
         out += "\"reminderMinutes\":"
         out += String(reminderMinutes)
         appendPlanSettings(plans, to: &out)
-        out += "}}"
+        out += "}"
         return out
     }
 

@@ -56,6 +56,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     private var chunkedOfInlineDay: [Int64]?
     private var firstInlineID = Int64.max
     private var inlineCache: String?
+    /// The payload's categories and projects as the last change wrote them, with their records.
+    private var recordsCache: SnapshotFormat.Records?
     struct Pending {
         var previousTree: ChunkTree
         var previousUnflushed: [String: (period: String, bytes: [UInt8])]
@@ -268,12 +270,18 @@ public final class SnapshotKeeper: ChangeRecorder {
         needsFullRecord = false
         PathTrace.mark("snapshot: today's sessions and chunks")
         let chunkList = tree.topList
+        // Read from the store every time (it is the truth); written again only when it differs
+        // from what the last change wrote (a timer change leaves projects and categories alone).
+        let categories = try store.categories(), projects = try store.projects()
+        if recordsCache?.categoryRecords != categories || recordsCache?.projectRecords != projects {
+            recordsCache = SnapshotFormat.records(categories: categories, projects: projects)
+        }
         let payload = SnapshotFormat.payload(
-            categories: try store.categories(), projects: try store.projects(),
-            reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-            openSession: try store.openSession(), chunkList: chunkList, todaysSessions: inlineCache ?? "",
-            away: SnapshotFormat.awayJSON(try store.awayState()),
-            dataID: try store.meta("data_id") ?? "", plans: try store.planSettings())
+            records: recordsCache!, openSession: try store.openSession(), chunkList: chunkList,
+            todaysSessions: inlineCache ?? "", away: SnapshotFormat.awayJSON(try store.awayState()),
+            settings: SnapshotFormat.settings(
+                reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
+                dataID: try store.meta("data_id") ?? "", plans: try store.planSettings()))
         PathTrace.mark("snapshot: payload read and serialised")
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         PathTrace.mark("snapshot: payload checksum")

@@ -80,9 +80,29 @@ final class SnapshotSlots {
         PathTrace.mark("slot: fdatasync")
         // Read back and compared, as every snapshot is: byte for byte with what was just written
         // and checksummed (hashing it again would prove no more, at the cost of a second hash).
-        guard let read = try? Files.read(path), Files.same(Array(read.prefix(bytes.count)), bytes) else {
+        // Only what was written is read (the slot keeps the length of its longest snapshot), into
+        // a buffer kept between changes.
+        guard readBack(fd, count: bytes.count), readBuffer.withUnsafeBytes({ read in
+            bytes.withUnsafeBytes { memcmp(read.baseAddress!, $0.baseAddress!, bytes.count) == 0 }
+        }) else {
             throw FileError("verify", path, code: EIO)
         }
+    }
+
+    /// The buffer the slots are read back into, grown to the longest snapshot written.
+    private var readBuffer: [UInt8] = []
+
+    /// Reads the first `count` bytes of the slot at `fd` into `readBuffer`; false on a short read or an error.
+    private func readBack(_ fd: Int32, count: Int) -> Bool {
+        if readBuffer.count < count { readBuffer = [UInt8](repeating: 0, count: count) }
+        var done = 0
+        while done < count {
+            let got = readBuffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(done)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { return false }
+            done += got
+        }
+        return true
     }
 
     /// Makes a slot hold nothing (for a change that was refused after its slot was written).
