@@ -16,10 +16,10 @@ public final class AgentService {
     /// Away detection's state (AgentService+Away).
     var away = AwayAgentState()
     let minuteLength: Int64
-    private var reminderSource: UInt32 = 0
-    private var reminderActiveSeconds: Int64 = 0
-    private var shownTimer: TimerNotification?
-    private var reminderShown = false
+    var reminderSource: UInt32 = 0
+    var reminderActiveSeconds: Int64 = 0
+    var shownTimer: TimerNotification?
+    var reminderShown = false
     /// The tray icon, when shown (`--no-tray` leaves it nil); refreshed after every change.
     var tray: AgentTray?
     /// The history step of the Stop whose notification offers Undo (AgentService+Undo).
@@ -120,74 +120,6 @@ public final class AgentService {
         PathTrace.mark("after: away, targets, untracked")
         tray?.refresh(status)
         PathTrace.mark("after: tray")
-    }
-
-    private func updateTimerNotification(_ status: TimerStatus?) {
-        guard let notifier = notifier else { return }
-        if reminderShown && status?.state != .running {
-            // A reminder is about running time: it goes when the timer pauses or stops.
-            notifier.closeReminder()
-            reminderShown = false
-        }
-        guard let status, let session = status.session, let project = status.project else {
-            if shownTimer != nil { notifier.closeTimer(); shownTimer = nil }
-            return
-        }
-        let since = session.isRunning ? status.runningSince : (session.segments.last?.end ?? session.start)
-        let content = TimerNotification(project: project.name, category: status.categoryName,
-                                        state: session.isRunning ? .running : .paused,
-                                        since: since, sessionStart: session.start, note: session.note, week: timerWeekLine(status))
-        guard content != shownTimer else { return }
-        shownTimer = content
-        notifier.showTimer(content)
-    }
-
-    // MARK: Reminders
-
-    private func scheduleReminder() {
-        if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
-        let now = tracker.clock.now()
-        guard let due = ReminderSchedule.nextDue(for: tracker.currentSession, minutes: tracker.reminderMinutes,
-                                                 now: now, minuteLength: minuteLength) else { return }
-        reminderActiveSeconds = due.activeSeconds
-        let delay = UInt32(clamping: max(0, due.at - now) * 1000)
-        reminderSource = g_timeout_add_full(G_PRIORITY_DEFAULT, delay, reminderFired,
-                                            Unmanaged.passUnretained(self).toOpaque(), nil)
-        Log.debug("next reminder in \(due.at - now) s")
-    }
-
-    fileprivate func reminderDue() {
-        reminderSource = 0
-        if let status = try? tracker.status(), status.state == .running, let project = status.project {
-            let label = status.categoryName.isEmpty ? project.name : "\(project.name) · \(status.categoryName)"
-            let active = ReminderSchedule.spoken(reminderActiveSeconds * 60 / minuteLength)
-            notifier?.showReminder(summary: "\(label): \(active) active",
-                                   body: "Still working on \(project.name)? The timer keeps running until you stop it.")
-            reminderShown = notifier != nil
-            Log.info("reminder: \(project.name), \(active) active")
-        }
-        scheduleReminder()
-    }
-
-    // MARK: Notification actions
-
-    func perform(_ action: NotifierAction) {
-        do {
-            switch action {
-            case .pause: try tracker.pause()
-            case .resume: try tracker.resume()
-            case .stop, .reminderStop: try stopTimer()
-            case .undo: undoFromStopNotice()
-            case .openDefault(let token): openWindow(activationToken: token)
-            case .reminderKeepGoing: break
-            case .away(let id, let choice): try resolveAway(id: id, choice: choice)
-            case .untrackedContinue: try continueLastProject()
-            case .untrackedStart: openStartChoice()
-            }
-        } catch {
-            Log.warning("notification action \(action) refused: \(error)")
-        }
-        refreshAfterChange()
     }
 
     // MARK: The interface table
@@ -363,75 +295,5 @@ public final class AgentService {
                 self.refreshAfterChange()
             },
         ] + awayProperties + syncProperties + planProperties)
-    }
-
-    /// `ShowWeeklyReport`: the week's totals as a notification with its chart (the tray's middle click too).
-    func showWeeklyReport(week: String) throws {
-        show(try tracker.weeklyReport(week: week))
-    }
-
-    private func show(_ report: WeeklyReport) {
-        guard let notifier else { return }
-        notifier.showReport(summary: "Week \(report.week.isoName): \(WeeklyReport.clockDuration(report.total))",
-                            body: report.notificationBody, imagePath: WeekPicture.writeForNotification(report))
-    }
-
-    // MARK: Dictionaries
-
-    private func statusDictionary() throws -> DBusValue {
-        let status = try tracker.status()
-        let now = tracker.clock.now()
-        let totals = try tracker.todayAndWeekSeconds()
-        return .vardict([
-            "state": .string(status.state.rawValue),
-            "project": .string(status.project?.name ?? ""),
-            "project_id": .uint64(UInt64(max(0, status.project?.id ?? 0))),
-            "color": .string(status.project?.color ?? ""),
-            "category": .string(status.categoryName),
-            "session": .uint64(UInt64(max(0, status.session?.id ?? 0))),
-            "elapsed": .uint64(UInt64(max(0, status.session?.activeSeconds(at: now) ?? 0))),
-            "today": .uint64(UInt64(max(0, totals.today))),
-            "week": .uint64(UInt64(max(0, totals.week))),
-            "week_target": .uint64(UInt64(max(0, tracker.planSettings.weeklyTarget))),
-            "note": .string(status.session?.note ?? ""),
-        ])
-    }
-
-    private func projectDictionary(_ project: Project) -> DBusValue {
-        .vardict([
-            "id": .uint64(UInt64(project.id)), "name": .string(project.name), "color": .string(project.color),
-            "category": .string(tracker.categoryName(of: project)), "archived": .bool(project.archived),
-            "rate": .string(project.rateCents.map(Money.rateText) ?? ""), "weekly_target": .uint64(UInt64(max(0, project.weeklyTarget))),
-        ])
-    }
-
-    private func sessionDictionary(_ session: WorkSession) -> DBusValue {
-        let now = tracker.clock.now()
-        return .vardict([
-            "id": .uint64(UInt64(session.id)), "project_id": .uint64(UInt64(session.projectID)),
-            "project": .string(tracker.project(id: session.projectID)?.name ?? ""),
-            "start": .int64(session.start), "end": .int64(session.end ?? 0),
-            "active": .uint64(UInt64(max(0, session.activeSeconds(at: now)))),
-            "state": .string(session.state.rawValue), "note": .string(session.note), "device": .string(deviceName(of: session)),
-            "segments": .array(elementSignature: "(xx)", session.segments.map {
-                .structure([.int64($0.start), .int64($0.end ?? 0)])
-            }),
-        ])
-    }
-}
-
-private func reminderFired(_ data: UnsafeMutableRawPointer?) -> gboolean {
-    Unmanaged<AgentService>.fromOpaque(data!).takeUnretainedValue().reminderDue()
-    return 0 // G_SOURCE_REMOVE: reminderDue schedules the next one itself
-}
-
-extension WeeklyReport {
-    /// A short per-project list for a notification, where a wide table would not align.
-    var notificationBody: String {
-        guard !projects.isEmpty else { return "No time tracked from \(week.monday) to \(week.sunday)." }
-        var lines = projects.prefix(12).map { "\($0.name): \(WeeklyReport.clockDuration($0.total))" }
-        if projects.count > 12 { lines.append("… and \(projects.count - 12) more") }
-        lines.append("Total: \(WeeklyReport.clockDuration(total)) (\(week.monday) to \(week.sunday))")
-        return lines.joined(separator: "\n")
     }
 }

@@ -87,66 +87,6 @@ func monotonic() -> Double {
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
-/// Median, minimum and maximum of a series, in the unit of the samples.
-struct Summary {
-    let median: Double, min: Double, max: Double, count: Int
-    init(_ samples: [Double]) {
-        let sorted = samples.sorted()
-        count = sorted.count
-        median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
-        min = sorted.first ?? 0
-        max = sorted.last ?? 0
-    }
-}
-
-struct Row {
-    let size: Int
-    let metric: String
-    let unit: String
-    let summary: Summary
-}
-
-/// The goals of the project (on a 2-core machine, medians), checked against the rows.
-/// Returns a verdict for a row, or "" where there is no goal for it.
-func verdict(_ row: Row, in rows: [Row]) -> String {
-    let median = row.summary.median
-    if case let agent = syncAgentVerdict(row, in: rows), !agent.isEmpty { return agent }
-    func atMost(_ limit: Double) -> String { median <= limit ? "ok (≤ \(format(limit)))" : "MISSED (goal ≤ \(format(limit)))" }
-    switch row.metric {
-    case "D-Bus round trip: Pause" where row.size == 100_000, "D-Bus round trip: Resume" where row.size == 100_000:
-        let floor = ["floor: one fdatasync of 4 KiB overwritten in place", "floor: D-Bus round trip, GetStatus (no change)"]
-            .compactMap { metric in rows.first { $0.size == row.size && $0.metric == metric }?.summary.median }
-        guard floor.count == 2 else { return "" }
-        let sum = floor[0] + floor[1]
-        return median <= 1.5 * sum ? "ok (\(format(median / sum))× the floor, goal ≤ 1.5×)" : "MISSED (\(format(median / sum))× the floor, goal ≤ 1.5×)"
-    case let name where name.hasPrefix("D-Bus round trip") && row.size == 100_000:
-        let base = rows.first { $0.size == 1000 && $0.metric == name }?.summary.median
-        let flat = base.map { median <= 1.2 * $0 ? "flat (\(format(median / $0))× of 1,000)" : "NOT FLAT (\(format(median / $0))× of 1,000)" } ?? ""
-        return atMost(1) + (flat.isEmpty ? "" : ", " + flat)
-    case "core: durable change, sync on (change + publish)", "core: durable change, sync on, mean of the fastest 99% (with the log's batch flushes)":
-        return syncChangeVerdict(row, in: rows)
-    case let name where name.hasPrefix("flushes per change"):
-        // SQLite's own checkpoint (every 1,000 pages) and the batch flush of chunks (SnapshotKeeper+Chunks) add one now and then.
-        return median <= 1.1 ? "ok (goal 1, \(format(median)) with checkpoints)" : "MISSED (goal 1)"
-    case let name where name.hasPrefix("core: ") && row.size > 1000:
-        guard let base = rows.first(where: { $0.size == 1000 && $0.metric == name })?.summary.median else { return "" }
-        return median <= 1.2 * base ? "flat (\(format(median / base))× of 1,000)" : "NOT FLAT (\(format(median / base))× of 1,000, goal ≤ 1.2×)"
-    case "WeeklyReport json, a week mid-history" where row.size == 100_000: return atMost(5)
-    case reportMonthMetric where row.size == 100_000:
-        let base = rows.first { $0.size == 1000 && $0.metric == reportMonthMetric }?.summary.median
-        let flat = base.map { median <= 1.2 * $0 ? "flat (\(format(median / $0))× of 1,000)" : "NOT FLAT (\(format(median / $0))× of 1,000, goal ≤ 1.2×)" } ?? ""
-        return atMost(5) + (flat.isEmpty ? "" : ", " + flat)
-    case reportYearMetric:
-        guard let month = rows.first(where: { $0.size == row.size && $0.metric == reportMonthMetric })?.summary.median else { return "" }
-        return median <= 12 * month ? "ok (\(format(median / month))× a month, goal ≤ 12×)" : "MISSED (\(format(median / month))× a month, goal ≤ 12×)"
-    case let name where name.hasPrefix("agent start to name owned") && row.size == 100_000: return atMost(100)
-    case "idle RSS": return atMost(20)
-    case let name where name.hasPrefix("wake-ups"): return median == 0 ? "ok (0)" : "MISSED (goal 0)"
-    case trayTickMetric: return trayTickVerdict(median, window: options.window)
-    default: return ""
-    }
-}
-
 func timed(_ count: Int, _ body: () throws -> Void) rethrows -> [Double] {
     var samples: [Double] = []
     for _ in 0..<count {
@@ -155,84 +95,6 @@ func timed(_ count: Int, _ body: () throws -> Void) rethrows -> [Double] {
         samples.append((monotonic() - start) * 1000)
     }
     return samples
-}
-
-// MARK: The agent process
-
-final class Agent {
-    let pid: pid_t
-    init(binary: String, dataDirectory: String, address: String) throws {
-        var pid: pid_t = 0
-        let arguments = [binary, "--data-dir", dataDirectory, "--no-notifications"]
-        var environment = ["DBUS_SESSION_BUS_ADDRESS=\(address)", "TZ=\(String(cString: getenv("TZ") ?? strdup("UTC")))",
-                           "PATH=/usr/bin:/bin"]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) }; environment.removeAll() }
-        let rc = posix_spawn(&pid, binary, nil, nil, &argv, &envp)
-        guard rc == 0 else { throw BenchError("could not start \(binary): \(String(cString: strerror(rc)))") }
-        self.pid = pid
-    }
-
-    func stop() {
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-    }
-
-    /// Sum of voluntary context switches over every thread.
-    var voluntarySwitches: Int {
-        Files.list("/proc/\(pid)/task").reduce(0) { total, task in
-            total + (statusField("/proc/\(pid)/task/\(task)/status", "voluntary_ctxt_switches") ?? 0)
-        }
-    }
-
-    var residentKiB: Int { statusField("/proc/\(pid)/status", "VmRSS") ?? 0 }
-
-    /// Bytes the process has written through write(2) and friends (`wchar` of /proc/PID/io).
-    var bytesWritten: Int { statusField("/proc/\(pid)/io", "wchar") ?? 0 }
-}
-
-func statusField(_ path: String, _ name: String) -> Int? {
-    guard let bytes = try? Files.read(path) else { return nil }
-    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(name + ":") {
-        return Int(line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
-    }
-    return nil
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-final class PrivateBus {
-    let pid: pid_t
-    let address: String
-    init(work: String) throws {
-        let addressFile = work + "/bus-address"
-        unlink(addressFile)
-        var pid: pid_t = 0
-        let words = ["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"]
-        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawn_file_actions_addopen(&actions, 1, addressFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        guard posix_spawn(&pid, "/usr/bin/dbus-daemon", &actions, nil, &argv, environ) == 0 else { throw BenchError("dbus-daemon did not start") }
-        self.pid = pid
-        var found = ""
-        for _ in 0..<500 {
-            found = String(decoding: (try? Files.read(addressFile)) ?? [], as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
-            if found.hasPrefix("unix:") { break }
-            usleep(10_000)
-        }
-        guard found.hasPrefix("unix:") else { throw BenchError("dbus-daemon printed no address") }
-        address = found
-    }
-    func stop() { kill(pid, SIGTERM); var status: Int32 = 0; waitpid(pid, &status, 0) }
 }
 
 // MARK: One history size
@@ -409,11 +271,6 @@ do {
     exit(1)
 }
 
-func format(_ value: Double) -> String {
-    let rounded = (value * 1000).rounded() / 1000
-    return value >= 100 ? String(Int(value.rounded())) : String(rounded)
-}
-
 if options.json {
     let json = JSON.array(rows.map { row in
         .object([("size", .int(Int64(row.size))), ("metric", .string(row.metric)), ("unit", .string(row.unit)),
@@ -433,6 +290,3 @@ if options.json {
     }
 }
 
-extension String {
-    func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
-}
