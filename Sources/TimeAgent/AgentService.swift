@@ -43,6 +43,9 @@ public final class AgentService {
             }
         }
         published = currentProperties(try? tracker.status())
+        // The agent answers first and tidies up after (refreshAfterChange): the kept copy of a
+        // state waits until then, its slot being the durable record (SnapshotKeeper).
+        (tracker.recorder as? SnapshotKeeper)?.keptFileAfterAnswer = true
     }
 
     /// Exports the object; call before requesting the bus name.

@@ -168,6 +168,18 @@ public enum SnapshotFormat {
         var projectRecords: [Project]
         var categories: String
         var projects: String
+
+        /// Whether these are the records the lists were written from, field by written field
+        /// (the records' own `==` leaves out the global id; a field `records` writes is compared here).
+        func hold(categories: [Category], projects: [Project]) -> Bool {
+            categories.count == categoryRecords.count && projects.count == projectRecords.count
+                && zip(categories, categoryRecords).allSatisfy { $0.id == $1.id && $0.name == $1.name && $0.globalID == $1.globalID }
+                && zip(projects, projectRecords).allSatisfy {
+                    $0.id == $1.id && $0.name == $1.name && $0.color == $1.color && $0.categoryID == $1.categoryID
+                        && $0.archived == $1.archived && $0.globalID == $1.globalID && $0.rateCents == $1.rateCents
+                        && $0.weeklyTarget == $1.weeklyTarget
+                }
+        }
     }
 
     static func records(categories: [Category], projects: [Project]) -> Records {

@@ -273,7 +273,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         // Read from the store every time (it is the truth); written again only when it differs
         // from what the last change wrote (a timer change leaves projects and categories alone).
         let categories = try store.categories(), projects = try store.projects()
-        if recordsCache?.categoryRecords != categories || recordsCache?.projectRecords != projects {
+        if recordsCache?.hold(categories: categories, projects: projects) != true {
             recordsCache = SnapshotFormat.records(categories: categories, projects: projects)
         }
         let payload = SnapshotFormat.payload(
@@ -300,10 +300,14 @@ public final class SnapshotKeeper: ChangeRecorder {
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
         } else {
             // (Also when the kept file of this state no longer verifies: the new one is newer.)
-            state.writtenFiles.append(path)
-            pending = state
             // Not flushed: the slot below is the durable record; this file keeps the state among the 20.
-            try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextSnapshotFile, flush: false)
+            if keptFileAfterAnswer {
+                keptFileDue = (bytes, path)
+            } else {
+                state.writtenFiles.append(path)
+                pending = state
+                try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextSnapshotFile, flush: false)
+            }
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
         }
         if let newest = entries.last {
@@ -340,13 +344,35 @@ public final class SnapshotKeeper: ChangeRecorder {
     public func tidyUp() {
         guard tidyUpDue else { return }
         tidyUpDue = false
+        writeKeptFile()
         prune()
         prepareFiles()
+    }
+
+    /// When true, the file that keeps a new state among the 20 (`state-…json`) is written by
+    /// `tidyUp`, after the change was acknowledged, instead of before: it is never flushed (the
+    /// slot is the change's durable record, and a power cut may take the file either way), so
+    /// writing it later trades nothing, and the caller's answer does not wait for it. The next
+    /// change (its `tidyUp` comes first) and a shutdown find it written. The agent sets it.
+    public var keptFileAfterAnswer = false
+    /// The kept file of the last change, not yet written (with `keptFileAfterAnswer`).
+    private var keptFileDue: (bytes: [UInt8], path: String)?
+
+    private func writeKeptFile() {
+        guard let due = keptFileDue else { return }
+        keptFileDue = nil
+        do {
+            try Files.writeDurably(due.bytes, to: due.path, syncFolder: false, prepared: nextSnapshotFile, flush: false)
+        } catch {
+            // The state is durable in its slot; only one of the 20 kept states is missing.
+            entries.removeAll { $0.path == due.path }
+        }
     }
 
     public func changeAbandoned() {
         guard let undone = pending else { return }
         pending = nil
+        keptFileDue = nil
         if let renamed = undone.renamed { try? Files.move(renamed.to, to: renamed.from) }
         if let slot = undone.slotWritten {
             // The slot must not bring back a change that was refused: it is voided, and the
@@ -367,50 +393,5 @@ public final class SnapshotKeeper: ChangeRecorder {
         entries = undone.previousEntries
         needsFullRecord = undone.previousNeedsFullRecord
         prepareFiles()
-    }
-
-    // MARK: Restoring
-
-    /// Writes `state` into an empty store, keeping every id, and reads it back to compare
-    /// record by record and relationship by relationship.
-    public static func restore(_ state: DataState, into store: Store, stateHash: String?, sequence: Int? = nil) throws {
-        let state = state.withGlobalIDs()
-        let problems = state.relationshipProblems()
-        guard problems.isEmpty else { throw RestoreFailure.inconsistent(problems.joined(separator: "; ")) }
-        try store.begin()
-        do {
-            // Sync's settings are not data (no snapshot holds them): a store rolled forward in
-            // place keeps its device id, folder and positions, so sync goes on as this device.
-            let sync = try SyncStore.settings(of: store)
-            try store.removeAll()
-            for (key, value) in sync { try store.setMeta(key, value) }
-            for category in state.categories { try store.insertCategory(category) }
-            for project in state.projects { _ = try store.insertProject(project, keepingID: true) }
-            for session in state.sessions { _ = try store.insertSession(session, keepingID: true) }
-            try store.setMeta("reminder_minutes", String(state.reminderMinutes))
-            try store.restoreAway(state.away)
-            try store.setPlanSettings(state.plans)
-            if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
-            if let stateHash { try store.setMeta("snapshot_state", stateHash) }
-            if let sequence { try store.setMeta(sequenceKey, String(sequence)) }
-            try SyncStore.forgetNotes(in: store)
-            try store.commit()
-        } catch {
-            store.rollback()
-            throw error
-        }
-        let differences = try DataState(store: store).differences(from: state)
-        guard differences.isEmpty else { throw RestoreFailure.mismatch(differences.joined(separator: "; ")) }
-    }
-
-    public enum RestoreFailure: Error, CustomStringConvertible {
-        case inconsistent(String)
-        case mismatch(String)
-        public var description: String {
-            switch self {
-            case .inconsistent(let what): "the snapshot's records do not fit together (\(what))"
-            case .mismatch(let what): "the restored store differs from the snapshot (\(what))"
-            }
-        }
     }
 }
