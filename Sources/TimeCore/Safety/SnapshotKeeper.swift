@@ -325,9 +325,11 @@ public final class SnapshotKeeper: ChangeRecorder {
             durableSequence = newest.sequence
         }
         PathTrace.mark("slot: read back and compared")
-        try store.setMeta("snapshot_state", stateHash)
-        // Which kept snapshot this commit goes with: a start-up that finds a newer one rolls forward.
-        try store.setMeta(SnapshotKeeper.sequenceKey, String(entries.last?.sequence ?? 0))
+        // The state this commit goes with, and which kept snapshot (a start-up that finds a newer
+        // one rolls forward): one statement for both.
+        try store.database.run("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                               .text("snapshot_state"), .text(stateHash),
+                               .text(SnapshotKeeper.sequenceKey), .text(String(entries.last?.sequence ?? 0)))
         pending = state
         PathTrace.mark("snapshot: meta rows")
     }
