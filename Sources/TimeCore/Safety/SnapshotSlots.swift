@@ -87,6 +87,17 @@ final class SnapshotSlots {
         }) else {
             throw FileError("verify", path, code: EIO)
         }
+        // The file written is the one a start will read: the slot's path still names it (a
+        // snapshot folder moved or replaced since the slots were opened would take the change's
+        // only durable record with it).
+        try checkStillAtItsPath(fd, path)
+    }
+
+    private func checkStillAtItsPath(_ fd: Int32, _ path: String) throws {
+        var open = stat(), named = stat()
+        guard fstat(fd, &open) == 0 else { throw FileError("verify", path) }
+        guard stat(path, &named) == 0 else { throw FileError("verify", path) }
+        guard open.st_dev == named.st_dev && open.st_ino == named.st_ino else { throw FileError("verify", path, code: ESTALE) }
     }
 
     /// The buffer the slots are read back into, grown to the longest snapshot written.
