@@ -12,6 +12,7 @@ import TimeCore
 let durableRuns = 5
 let durableRounds = 60
 let durableFloorMetric = "floor: fdatasync of 4 KiB + D-Bus Ping"
+let durableCPUMetric = "agent CPU time per change (all the kinds above)"
 
 /// The timed calls of one round, in order; a round begins with the timer idle.
 let durableCalls = ["Pause", "Resume", "AddNote", "StartProject (switch)", "Stop", "EditSession, 2 years back"]
@@ -36,7 +37,7 @@ func measureDurablePath(options: Options, agentBinary: String, log: (String) -> 
     var rows: [Row] = []
     for size in options.sizes {
         for metric in ["floor: fdatasync of 4 KiB in place", "floor: D-Bus Ping to the agent", durableFloorMetric]
-            + durableCalls.map { "D-Bus round trip: " + $0 } {
+            + durableCalls.map { "D-Bus round trip: " + $0 } + [durableCPUMetric] {
             rows.append(Row(size: size, metric: metric, unit: "ms", summary: Summary(runMedians[metric]?[size] ?? [])))
         }
         for call in durableCalls {
@@ -72,10 +73,12 @@ private func durableRun(size: Int, options: Options, agentBinary: String) throws
     _ = fsync(fd)
 
     var samples: [String: [Double]] = [:]
+    var cpuBefore: Double = 0
     func time(_ metric: String, _ body: () throws -> Void) rethrows { samples[metric, default: []] += try timed(1, body) }
     // Two rounds first, not counted: the first change after a start records the chunk tree.
     for round in -2..<durableRounds {
         let counted = round >= 0
+        if round == 0 { cpuBefore = agent.cpuMilliseconds }
         func timedIf(_ metric: String, _ body: () throws -> Void) throws { if counted { try time(metric, body) } else { try body() } }
         _ = try call(client, "StartProject", [.string("Bench A")])
         try timedIf("D-Bus round trip: Pause") { _ = try call(client, "Pause") }
@@ -95,6 +98,9 @@ private func durableRun(size: Int, options: Options, agentBinary: String) throws
         }
     }
     var medians = samples.mapValues { Summary($0).median }
+    // Seven changes a round (the untimed StartProject included) and a Ping: the agent's CPU time
+    // per change, which the other processes on the machine do not lengthen as they do wall time.
+    medians[durableCPUMetric] = (agent.cpuMilliseconds - cpuBefore) / Double(durableRounds * 7)
     let floor = (medians["floor: fdatasync of 4 KiB in place"] ?? 0) + (medians["floor: D-Bus Ping to the agent"] ?? 0)
     medians[durableFloorMetric] = floor
     for call in durableCalls {
@@ -121,4 +127,14 @@ func durableVerdict(_ row: Row) -> String {
     let goal = durableGoal(String(row.metric.dropFirst("ratio to the floor: ".count)))
     let text = "\(format(row.summary.median))× (runs \(format(row.summary.min))–\(format(row.summary.max))×), goal ≤ \(format(goal))×"
     return row.summary.median <= goal ? "ok: " + text : "MISSED: " + text
+}
+
+extension Agent {
+    /// Time the agent's threads spent on a CPU so far (/proc/PID/task/*/schedstat, nanoseconds), in ms.
+    var cpuMilliseconds: Double {
+        Files.list("/proc/\(pid)/task").reduce(0) { total, task in
+            let text = String(decoding: (try? Files.read("/proc/\(pid)/task/\(task)/schedstat")) ?? [], as: UTF8.self)
+            return total + (Double(text.split(separator: " ").first ?? "") ?? 0) / 1e6
+        }
+    }
 }
