@@ -22,24 +22,26 @@ let package = Package(
                        providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(name: "CKernel", path: "Sources/CKernel"),
 
+        // The one escaping of text for Pango markup, XML and SVG (and the loop JSON's writer shares).
+        .target(name: "TextEscape"),
         // One JSON value (writer and reader) for TimeCore's snapshots and timectl's output.
-        .target(name: "TimeJSON"),
+        .target(name: "TimeJSON", dependencies: ["TextEscape"]),
         // The version of Time, in one place (see the file for who reads it).
         .target(name: "TimeVersion"),
         // CSHA256: SHA-256's block function on the CPU's SHA extensions (GLib's where there are none).
         .target(name: "CSHA256"),
         // Wall-clock marks along a request's path, off unless TIME_PATH_TRACE is set (docs/durable-path.md).
         .target(name: "PathTrace"),
-        .target(name: "TimeCore", dependencies: ["TimeJSON", "CSQLite", "CGLib", "CSHA256", "PathTrace"]),
+        .target(name: "TimeCore", dependencies: ["TimeJSON", "TextEscape", "CSQLite", "CGLib", "CSHA256", "PathTrace"]),
         // libdbus in Swift (Sources/DBusKit, module DBusCore) and, in DBusKit, its GLib main-loop
         // integration; DBusKit re-exports DBusCore, so `import DBusKit` gives both. timectl uses
         // DBusCore alone and so never loads GLib or GObject (scripts/bench.sh).
-        .target(name: "DBusCore", dependencies: ["CDBus", "PathTrace"], path: "Sources/DBusKit"),
+        .target(name: "DBusCore", dependencies: ["CDBus", "TextEscape", "PathTrace"], path: "Sources/DBusKit"),
         .target(name: "DBusKit", dependencies: ["DBusCore", "CDBus", "CGLib"], path: "Sources/DBusKitGLib"),
-        .target(name: "Notifier", dependencies: ["CNotify", "CGLib"]),
+        .target(name: "Notifier", dependencies: ["CNotify", "CGLib", "TextEscape"]),
         // "Left at T" / "back at T" from logind, the screen savers, Mutter and the kernel's clocks.
         .target(name: "Presence", dependencies: ["DBusKit", "CGLib", "CKernel"]),
-        .target(name: "Tray", dependencies: ["DBusKit", "CGLib"]),
+        .target(name: "Tray", dependencies: ["DBusKit", "CGLib", "TextEscape"]),
         // SVG to PNG with librsvg, loaded by the agent on first use (never by timectl).
         .target(name: "ChartRaster", dependencies: ["CGLib"]),
         .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "Tray", "ChartRaster", "CGLib", "TimeVersion", "PathTrace"]),
@@ -53,7 +55,7 @@ let package = Package(
         .target(name: "CSystemdClient"),
         // The contract seen from a client (names, decoded records, what people type): timectl's and the window's.
         .target(name: "TimeClient", dependencies: ["DBusCore"]),
-        .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeClient", "TimeJSON", "CDBus", "TimeVersion", "CSystemdClient"],
+        .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeClient", "TimeJSON", "TextEscape", "CDBus", "TimeVersion", "CSystemdClient"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xclang-linker", "-static-libgcc",
                                                          "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/scripts/ld-timectl",
                                                          "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
@@ -65,7 +67,7 @@ let package = Package(
         // Everything of the window runs on GTK's one main thread (no Task, no Dispatch), which
         // Swift 6's checking cannot see through C callbacks: these two targets use Swift 5 mode.
         .target(name: "GtkKit", dependencies: ["CGtk"], swiftSettings: [.swiftLanguageMode(.v5)]),
-        .target(name: "TimeWindow", dependencies: ["GtkKit", "CGtk", "TimeClient", "TimeJSON", "DBusKit", "TimeVersion"],
+        .target(name: "TimeWindow", dependencies: ["GtkKit", "CGtk", "TimeClient", "TimeJSON", "TextEscape", "DBusKit", "TimeVersion"],
                 swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(name: "time-tracker", dependencies: ["TimeWindow"]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
@@ -78,8 +80,9 @@ let package = Package(
 
         .target(name: "CrashRecorder", path: "Tests/CrashRecorder", linkerSettings: [.linkedLibrary("dl")]),
 
+        .testTarget(name: "TextEscapeTests", dependencies: ["TextEscape", "CGLib"]),
         .testTarget(name: "TimeCoreTests", dependencies: ["TimeCore"]),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusCore", "DBusKit", "TestSupport"]),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusCore", "DBusKit", "TextEscape", "TestSupport"]),
         .testTarget(name: "NotifierTests", dependencies: ["Notifier", "TestSupport"]),
         .testTarget(name: "PresenceTests", dependencies: ["Presence"]),
         .testTarget(name: "TrayTests", dependencies: ["Tray", "DBusKit", "CGLib", "TestSupport"]),

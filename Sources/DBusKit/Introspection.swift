@@ -1,3 +1,5 @@
+import TextEscape
+
 /// The `<!DOCTYPE>` line every introspection document starts with.
 public let introspectionDoctype = """
 <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
@@ -15,7 +17,7 @@ public func introspectionXML(interfaces: [Interface], children: [String] = [],
     var out = introspectionDoctype + "\n<node>\n"
     let all = (includeStandardInterfaces ? StandardInterface.descriptions : []) + interfaces
     for interface in all {
-        out += "  <interface name=\"\(xmlEscape(interface.name))\">\n"
+        out += "  <interface name=\"\(TextEscape.attribute(interface.name))\">\n"
         for method in interface.methods {
             var body = ""
             for arg in method.inArgs { body += argXML(arg, direction: "in", indent: "      ") }
@@ -35,14 +37,14 @@ public func introspectionXML(interfaces: [Interface], children: [String] = [],
                 annotations["org.freedesktop.DBus.Property.EmitsChangedSignal"] = property.emitsChange.rawValue
             }
             let body = annotationsXML(annotations, doc: property.doc, indent: "      ")
-            let extra = " type=\"\(xmlEscape(property.signature))\" access=\"\(property.access.rawValue)\""
+            let extra = " type=\"\(TextEscape.attribute(property.signature))\" access=\"\(property.access.rawValue)\""
             out += element("property", name: property.name, extra: extra, body: body, indent: "    ")
         }
         out += annotationsXML(interface.annotations, doc: nil, indent: "    ")
         out += "  </interface>\n"
     }
     for child in children {
-        out += "  <node name=\"\(xmlEscape(child))\"/>\n"
+        out += "  <node name=\"\(TextEscape.attribute(child))\"/>\n"
     }
     out += "</node>\n"
     return out
@@ -50,42 +52,24 @@ public func introspectionXML(interfaces: [Interface], children: [String] = [],
 
 private func element(_ tag: String, name: String, extra: String, body: String, indent: String) -> String {
     if body.isEmpty {
-        return "\(indent)<\(tag) name=\"\(xmlEscape(name))\"\(extra)/>\n"
+        return "\(indent)<\(tag) name=\"\(TextEscape.attribute(name))\"\(extra)/>\n"
     }
-    return "\(indent)<\(tag) name=\"\(xmlEscape(name))\"\(extra)>\n\(body)\(indent)</\(tag)>\n"
+    return "\(indent)<\(tag) name=\"\(TextEscape.attribute(name))\"\(extra)>\n\(body)\(indent)</\(tag)>\n"
 }
 
 private func argXML(_ arg: Argument, direction: String?, indent: String) -> String {
     let dir = direction.map { " direction=\"\($0)\"" } ?? ""
-    return "\(indent)<arg type=\"\(xmlEscape(arg.signature))\" name=\"\(xmlEscape(arg.name))\"\(dir)/>\n"
+    return "\(indent)<arg type=\"\(TextEscape.attribute(arg.signature))\" name=\"\(TextEscape.attribute(arg.name))\"\(dir)/>\n"
 }
 
 private func annotationsXML(_ annotations: [String: String], doc: String?, indent: String) -> String {
     var out = ""
     for (name, value) in annotations.sorted(by: { $0.key < $1.key }) {
-        out += "\(indent)<annotation name=\"\(xmlEscape(name))\" value=\"\(xmlEscape(value))\"/>\n"
+        out += "\(indent)<annotation name=\"\(TextEscape.attribute(name))\" value=\"\(TextEscape.attribute(value))\"/>\n"
     }
     if let doc {
-        out += "\(indent)<annotation name=\"\(docStringAnnotation)\" value=\"\(xmlEscape(doc))\"/>\n"
+        out += "\(indent)<annotation name=\"\(docStringAnnotation)\" value=\"\(TextEscape.attribute(doc))\"/>\n"
     }
     return out
 }
 
-/// Escapes text for an XML attribute value.
-public func xmlEscape(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for character in text.unicodeScalars {
-        switch character {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&apos;"
-        case "\n": out += "&#10;"
-        case "\t": out += "&#9;"
-        default: out.unicodeScalars.append(character)
-        }
-    }
-    return out
-}

@@ -1,4 +1,5 @@
 import Glibc
+import TextEscape
 
 /// What the timer notification shows. Times are UTC Unix seconds.
 public struct TimerNotification: Equatable, Sendable {
@@ -50,22 +51,8 @@ public enum NotifierText {
     /// How long the notification with an Undo action stays (servers may shorten it).
     public static let undoTimeoutMilliseconds: Int32 = 15_000
 
-    /// Escapes user text for a body that the server reads as markup.
-    public static func escapeMarkup(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
+    /// Escapes user text for a body that the server reads as markup (TextEscape.markup).
+    public static func escapeMarkup(_ s: String) -> String { TextEscape.markup(s) }
 
     /// "09:12" in the local time zone (TZ honoured, via localtime_r).
     public static func localClock(_ unixSeconds: Int64) -> String {

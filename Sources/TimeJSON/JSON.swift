@@ -1,3 +1,5 @@
+import TextEscape
+
 /// A small JSON value with a deterministic writer and a strict reader, shared by the store's
 /// snapshots and reports (TimeCore) and timectl's output.
 /// Snapshots need byte-stable output (their checksum covers the exact bytes), and reports need a
@@ -99,23 +101,25 @@ public indirect enum JSON: Equatable, Sendable {
             output += "\""
             return
         }
-        for scalar in value.unicodeScalars {
+        // The loop every escaping shares (TextEscape); JSON's own table.
+        TextEscape.substituting(value, into: &output) { scalar in
             switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7f || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    output.unicodeScalars.append(scalar)
-                }
+            case "\"": "\\\""
+            case "\\": "\\\\"
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            case "\u{0}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}": unicodeEscape(scalar)
+            default: nil
             }
         }
         output += "\""
+    }
+
+    /// `\u` and four hex digits (every scalar written so lies in the Basic Multilingual Plane).
+    static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
 
     /// The compact form written as UTF-8 bytes: exactly `serialized.utf8`, without building a

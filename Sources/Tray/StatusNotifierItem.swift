@@ -1,5 +1,6 @@
 import DBusKit
 import Glibc
+import TextEscape
 
 /// What the tray item shows. Plain values: the owner builds a new one and hands it over; only
 /// what changed is announced.
@@ -34,19 +35,8 @@ public struct TrayAppearance: Equatable, Sendable {
         self.iconDescription = iconDescription
     }
 
-    /// Escapes `&`, `<`, `>` for the tooltip's markup.
-    public static func markupEscaped(_ text: String) -> String {
-        var out = ""
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
-    }
+    /// A name or a line for the tooltip's markup (TextEscape.markup: the one escaping every module shares).
+    public static func markupEscaped(_ text: String) -> String { TextEscape.markup(text) }
 
     var pixmapValue: DBusValue {
         .array(elementSignature: "(iiay)", iconPixmaps.map { pixmap in

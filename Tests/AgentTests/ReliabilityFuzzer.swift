@@ -110,6 +110,10 @@ struct Fuzzer {
         }
         methodsCalled.insert(label)
 
+        guard WireLength(arguments).fitsTheBus else {
+            unsendable += 1   // longer than the protocol allows: the bus would drop our client, not ask the agent
+            return
+        }
         let message = try Message(methodCall: AgentProcess.busName, path: AgentProcess.path, interface: interfaceName, member: member)
         do {
             try message.append(arguments)

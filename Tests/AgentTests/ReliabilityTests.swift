@@ -272,6 +272,7 @@ final class ReliabilityTests: XCTestCase {
                        "every method and property was fuzzed")
         print("reliability: fuzz: calls=\(fuzzer.calls) named_errors=\(fuzzer.namedErrors) successes=\(fuzzer.successes) "
               + "round_trips=\(fuzzer.roundTrips) deaths=\(fuzzer.deaths) integrity_checks=\(fuzzer.integrityChecks) "
+              + "unsendable=\(fuzzer.unsendable) "
               + "integrity=\(fuzzer.integrityFailures.isEmpty ? "ok" : "FAILED")")
     }
 }

@@ -96,8 +96,19 @@ public final class PrivateBus {
             : "<allow send_destination=\"*\"/><allow receive_sender=\"*\"/><allow own=\"*\"/>"
     }
 
-    /// Room for the tests that open hundreds of connections at once.
+    /// Room for the tests that open hundreds of connections at once, and the message and byte
+    /// limits of a desktop's session bus (Debian's /usr/share/dbus-1/session.conf), so a test
+    /// meets what a real session bus refuses: nothing below the protocol's own limits (without
+    /// them dbus-daemon would drop a client sending more than 32 MiB, which no session bus does).
     static let limits = "<limit name=\"max_completed_connections\">1000</limit><limit name=\"max_connections_per_user\">1000</limit>"
+        + "<limit name=\"max_incoming_bytes\">1000000000</limit><limit name=\"max_outgoing_bytes\">1000000000</limit>"
+        + "<limit name=\"max_message_size\">1000000000</limit>"
+
+    /// The largest message the bus passes on: the protocol's (the configured limit is above it,
+    /// and dbus-broker has only the protocol's). A client that sends more is disconnected.
+    public static let maximumMessage = 134_217_728
+    /// The largest array in a message (the protocol's): a message with a longer one is invalid.
+    public static let maximumArray = 67_108_864
 
     private static func startDaemon(in directory: TemporaryDirectory, serviceDirectory: String, listen: String) throws -> (Process, String) {
         let config = directory.file("session.conf")

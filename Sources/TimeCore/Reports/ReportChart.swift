@@ -1,3 +1,5 @@
+import TextEscape
+
 /// A report as an SVG chart: one column per day, week or month, stacked by group in the group's
 /// color, hours on the axis, each column's total above it (where there is room), and a legend
 /// with each group's total. Pure text, so it is tested as text; the agent rasterises it for
@@ -41,8 +43,8 @@ struct ReportChart {
         @media (prefers-color-scheme: dark){.card{fill:#242424;stroke:#404040}.text{fill:#f0f0f0}.muted{fill:#b0b0b0}.grid{stroke:#3a3a3a}}
         </style>
         <rect class="card" x="0.5" y="0.5" width="\(width - 1)" height="\(height - 1)" rx="8"/>
-        <text class="text" x="\(left - 40)" y="30" font-size="18" font-weight="bold">\(Self.escaped(title))</text>
-        <text class="muted" x="\(left - 40)" y="50" font-size="12">\(Self.escaped(subtitle))</text>
+        <text class="text" x="\(left - 40)" y="30" font-size="18" font-weight="bold">\(TextEscape.markup(title))</text>
+        <text class="muted" x="\(left - 40)" y="50" font-size="12">\(TextEscape.markup(subtitle))</text>
 
         """
         for hours in stride(from: 0, through: axisHours, by: step) {
@@ -56,13 +58,13 @@ struct ReportChart {
             for line in series where line.values[column] > 0 {
                 let h = Double(line.values[column]) * scale
                 y -= h
-                out += "<rect x=\"\(x)\" y=\"\(Self.number(y))\" width=\"\(columnWidth)\" height=\"\(Self.number(h))\" fill=\"\(Self.safeColor(line.color))\"><title>\(Self.escaped(line.name)): \(WeeklyReport.clockDuration(line.values[column]))</title></rect>\n"
+                out += "<rect x=\"\(x)\" y=\"\(Self.number(y))\" width=\"\(columnWidth)\" height=\"\(Self.number(h))\" fill=\"\(Self.safeColor(line.color))\"><title>\(TextEscape.markup(line.name)): \(WeeklyReport.clockDuration(line.values[column]))</title></rect>\n"
             }
             let center = x + columnWidth / 2
             if columnTotals[column] > 0 && columnStep >= 30 {
                 out += "<text class=\"text\" x=\"\(center)\" y=\"\(Int(y) - 6)\" font-size=\"\(totalFont)\" text-anchor=\"middle\">\(WeeklyReport.clockDuration(columnTotals[column]))</text>\n"
             }
-            out += "<text class=\"muted\" x=\"\(center)\" y=\"\(bottom + 18)\" font-size=\"\(labelFont)\" text-anchor=\"middle\">\(Self.escaped(labels[column]))</text>\n"
+            out += "<text class=\"muted\" x=\"\(center)\" y=\"\(bottom + 18)\" font-size=\"\(labelFont)\" text-anchor=\"middle\">\(TextEscape.markup(labels[column]))</text>\n"
         }
         let legendX = left + plotWidth + 28
         if series.isEmpty {
@@ -73,31 +75,13 @@ struct ReportChart {
             let y = top + index * 20
             let name = line.name.count > 18 ? String(line.name.prefix(17)) + "…" : line.name
             out += "<rect x=\"\(legendX)\" y=\"\(y + 2)\" width=\"12\" height=\"12\" rx=\"2\" fill=\"\(Self.safeColor(line.color))\"/>\n"
-            out += "<text class=\"text\" x=\"\(legendX + 18)\" y=\"\(y + 13)\" font-size=\"13\">\(Self.escaped(name))</text>\n"
+            out += "<text class=\"text\" x=\"\(legendX + 18)\" y=\"\(y + 13)\" font-size=\"13\">\(TextEscape.markup(name))</text>\n"
             out += "<text class=\"muted\" x=\"\(width - 16)\" y=\"\(y + 13)\" font-size=\"13\" text-anchor=\"end\">\(WeeklyReport.clockDuration(line.total))</text>\n"
         }
         if series.count > shown.count {
             out += "<text class=\"muted\" x=\"\(legendX)\" y=\"\(top + shown.count * 20 + 13)\" font-size=\"12\">… and \(series.count - shown.count) more</text>\n"
         }
         out += "</svg>\n"
-        return out
-    }
-
-    /// Escapes text for SVG content and attributes.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // Control characters are not allowed in XML 1.0.
-                if scalar.value < 0x20 && scalar != "\t" { out += " " } else { out.unicodeScalars.append(scalar) }
-            }
-        }
         return out
     }
 

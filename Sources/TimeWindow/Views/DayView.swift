@@ -1,6 +1,7 @@
 import CGtk
 import DBusCore
 import GtkKit
+import TextEscape
 import TimeClient
 
 /// The sessions of one day (today first): previous, next, pick a date; edit, delete with an Undo
@@ -83,9 +84,9 @@ final class DayView {
         let canChange = context.canChange
         for row in model.rows {
             let line = Widget(adw_action_row_new())
-            adw_preferences_row_set_title(line.typed(), xmlEscape("\(row.span)  \(row.project)"))
+            adw_preferences_row_set_title(line.typed(), TextEscape.markup("\(row.span)  \(row.project)"))
             let details = [row.active, row.note, row.device.isEmpty ? "" : "on \(row.device)"].filter { !$0.isEmpty }
-            adw_action_row_set_subtitle(line.typed(), xmlEscape(details.joined(separator: " · ")))
+            adw_action_row_set_subtitle(line.typed(), TextEscape.markup(details.joined(separator: " · ")))
             // The title is the row's name; the rest is read as its description.
             line.accessibleDescription(row.summary)
             let continueButton = Make.iconButton("media-playback-start-symbolic", name: "Continue \(row.project)")

@@ -1,6 +1,7 @@
 import CGtk
 import DBusCore
 import GtkKit
+import TextEscape
 import TimeClient
 
 /// The projects with their color and category (archived ones behind a toggle): activating one
@@ -53,11 +54,11 @@ final class ProjectsView {
             let row = Widget(adw_action_row_new())
             let actionRow: UnsafeMutablePointer<AdwActionRow> = row.typed()
             let preferencesRow: UnsafeMutablePointer<AdwPreferencesRow> = row.typed()
-            adw_preferences_row_set_title(preferencesRow, xmlEscape(project.name))
+            adw_preferences_row_set_title(preferencesRow, TextEscape.markup(project.name))
             var subtitle = project.category.isEmpty ? "No category" : project.category
             if project.archived { subtitle += " · archived" }
             if project.name == open { subtitle += " · tracking now" }
-            adw_action_row_set_subtitle(actionRow, xmlEscape(subtitle))
+            adw_action_row_set_subtitle(actionRow, TextEscape.markup(subtitle))
             gtk_list_box_row_set_activatable(row.typed(), 1)
             // The row's title is its accessible name; the action is how it is activated.
             let actions = WidgetActions(on: row, prefix: "row")
@@ -120,7 +121,7 @@ final class CategoriesDialog {
         for category in context.categories {
             let count = context.projects.filter { $0.category == category }.count
             let row = Widget(adw_action_row_new())
-            adw_preferences_row_set_title(row.typed(), xmlEscape(category))
+            adw_preferences_row_set_title(row.typed(), TextEscape.markup(category))
             adw_action_row_set_subtitle(row.typed(), "\(count) project\(count == 1 ? "" : "s")")
             let delete = Make.iconButton("user-trash-symbolic", name: "Delete category \(category)")
             delete.style("flat").align(GTK_ALIGN_CENTER, GTK_ALIGN_CENTER)

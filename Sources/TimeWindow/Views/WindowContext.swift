@@ -1,6 +1,7 @@
 import CGtk
 import DBusCore
 import GtkKit
+import TextEscape
 import TimeClient
 
 /// What every view of the window shares: the line to the agent, the projects and categories as
@@ -73,5 +74,5 @@ final class WindowContext {
 /// `<span foreground="#3366cc">●</span> Writing`: a project's color dot and its name, escaped.
 func coloredName(_ name: String, color: String) -> String {
     let dot = ProjectForm.isHexColor(color) ? "<span foreground=\"\(color)\">●</span> " : ""
-    return dot + xmlEscape(name)
+    return dot + TextEscape.markup(name)
 }

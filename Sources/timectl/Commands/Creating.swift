@@ -10,6 +10,26 @@ import Glibc
 /// `--no-create`, shared by the commands that create what is missing.
 let noCreateFlag = Option.flag("--no-create", help: "Refuse instead of creating what does not exist yet.")
 
+extension Option {
+    /// `--color #rrggbb` and `--category category`, as the commands that create a project say them.
+    static func color(_ help: String) -> Option { .value("--color", valueName: "#rrggbb", help: help) }
+    static func category(_ help: String) -> Option { .value("--category", valueName: "category", help: help) }
+}
+
+/// A project named on the command line that may be created now (`start`, `projects add`): its
+/// name (the positional `named`), `--color`, `--category` and `--no-create`.
+struct NewProject {
+    var name: String, color: String, category: String, create: Bool
+
+    init(_ arguments: ParsedArguments, named positional: String) throws {
+        name = arguments.required(positional)
+        if name.trimmed.isEmpty { throw arguments.usageError("the project name is empty") }
+        color = try arguments.value("--color").map { try checkColor($0, arguments) } ?? ""
+        category = arguments.value("--category") ?? ""
+        create = !arguments.flag("--no-create")
+    }
+}
+
 extension AgentClient {
     /// Runs `change`; when the agent answers NoSuchCategory and `create` is on, adds `category`
     /// (saying so on stderr) and runs `change` once more. If that still fails, the category just

@@ -66,25 +66,14 @@ struct AddProject: ParsableCommand {
         name: "add",
         abstract: "Create a project.",
         arguments: [Positional(name: "name", help: "The project's name (unique, case-insensitively).", variadic: true)],
-        options: [
-            .value("--color", valueName: "#rrggbb", help: "Its color (picked from a palette if omitted)."),
-            .value("--category", valueName: "category", help: "Its category (created when missing)."),
-            noCreateFlag,
-        ])
+        options: [.color("Its color (picked from a palette if omitted)."), .category("Its category (created when missing)."), noCreateFlag])
 
-    var name: String, color: String, category: String, create: Bool
-
-    init(_ arguments: ParsedArguments) throws {
-        name = arguments.required("name")
-        if name.trimmed.isEmpty { throw arguments.usageError("the project name is empty") }
-        color = try arguments.value("--color").map { try checkColor($0, arguments) } ?? ""
-        category = arguments.value("--category") ?? ""
-        create = !arguments.flag("--no-create")
-    }
+    var new: NewProject
+    init(_ arguments: ParsedArguments) throws { new = try NewProject(arguments, named: "name") }
 
     func run(_ context: Context) throws {
-        let id = try context.agent().createProject(name, color: color, category: category, createCategory: create)
-        output("Created project \(name.trimmed) (id \(id)).")
+        let id = try context.agent().createProject(new.name, color: new.color, category: new.category, createCategory: new.create)
+        output("Created project \(new.name.trimmed) (id \(id)).")
     }
 }
 

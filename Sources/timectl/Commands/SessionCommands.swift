@@ -74,16 +74,9 @@ struct Sessions: ParsableCommand {
         var projectID: UInt64 = 0
         if let project { projectID = try agent.resolveProject(project).id }
         let reply = try agent.call("ListSessions", [.uint64(projectID), .int64(from), .int64(to)])
-        let sessions = reply.first?.arrayValue ?? []
-        if json {
-            output(JSON.array(sessions.map(JSON.init)).text)
-            return
-        }
-        let records = sessions.compactMap(\.variantDictionary)
-        if records.isEmpty {
-            output("No sessions from \(LocalTime.dateTimeString(from)) to \(LocalTime.dateTimeString(to)).")
-            return
-        }
+        guard let records = tableRecords(reply, json: json,
+                                         empty: "No sessions from \(LocalTime.dateTimeString(from)) to \(LocalTime.dateTimeString(to)).")
+        else { return }
         let colors = Dictionary(projects.map { ($0.id, $0.color) }, uniquingKeysWith: { a, _ in a })
         var table = Table(headers: ["ID", "START", "END", "ACTIVE", "PROJECT", "NOTE"])
         table.rightAligned = [0, 3]

@@ -40,14 +40,8 @@ struct SyncEnable: ParsableCommand {
     }
 }
 
-struct SyncDisable: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "disable", abstract: "Stop syncing; nothing already merged is removed.")
-    init(_ arguments: ParsedArguments) throws {}
-    func run(_ context: Context) throws {
-        _ = try context.agent().call("DisableSync")
-        output("Sync is off.")
-    }
+struct SyncDisable: OneCallCommand {
+    static let call = OneCall("DisableSync", name: "disable", abstract: "Stop syncing; nothing already merged is removed.") { _ in "Sync is off." }
 }
 
 struct SyncStatus: ParsableCommand {

@@ -16,67 +16,36 @@ struct Start: ParsableCommand {
             (created too when missing) and --color; those two apply only when the project is created.
             """,
         arguments: [projectArgument],
-        options: [
-            .value("--category", valueName: "category", help: "The category of a project created now."),
-            .value("--color", valueName: "#rrggbb", help: "The color of a project created now."),
-            noCreateFlag,
-        ])
+        options: [.category("The category of a project created now."), .color("The color of a project created now."), noCreateFlag])
 
-    var project: String, category: String, color: String, create: Bool
-    init(_ arguments: ParsedArguments) throws {
-        project = arguments.required("project")
-        if project.trimmed.isEmpty { throw arguments.usageError("the project name is empty") }
-        category = arguments.value("--category") ?? ""
-        color = try arguments.value("--color").map { try checkColor($0, arguments) } ?? ""
-        create = !arguments.flag("--no-create")
-    }
+    var new: NewProject
+    init(_ arguments: ParsedArguments) throws { new = try NewProject(arguments, named: "project") }
 
     func run(_ context: Context) throws {
-        let started = try context.startProject(project, color: color, category: category, create: create)
-        output("Started \(started.name.isEmpty ? project : started.name) (session \(started.session)).")
+        let started = try context.startProject(new.name, color: new.color, category: new.category, create: new.create)
+        output("Started \(started.name.isEmpty ? new.name : started.name) (session \(started.session)).")
     }
 }
 
-struct Pause: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "pause", abstract: "Pause the running session (nothing happens if it is already paused).")
-    init(_ arguments: ParsedArguments) throws {}
-    func run(_ context: Context) throws {
-        _ = try context.quickCall("Pause")
-        output("Paused.")
-    }
+struct Pause: OneCallCommand {
+    static let call = OneCall("Pause", quick: true, name: "pause",
+                              abstract: "Pause the running session (nothing happens if it is already paused).") { _ in "Paused." }
 }
 
-struct Resume: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "resume", abstract: "Resume the paused session (nothing happens if it is running).")
-    init(_ arguments: ParsedArguments) throws {}
-    func run(_ context: Context) throws {
-        _ = try context.quickCall("Resume")
-        output("Resumed.")
-    }
+struct Resume: OneCallCommand {
+    static let call = OneCall("Resume", quick: true, name: "resume",
+                              abstract: "Resume the paused session (nothing happens if it is running).") { _ in "Resumed." }
 }
 
-struct Toggle: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "toggle",
-        abstract: "Pause if running, resume if paused, start the last project if idle; prints the new state.",
-        discussion: "Made for one keyboard shortcut.")
-    init(_ arguments: ParsedArguments) throws {}
-    func run(_ context: Context) throws {
-        let reply = try context.quickCall("Toggle")
-        output(reply.first?.stringValue ?? "")
-    }
+struct Toggle: OneCallCommand {
+    static let call = OneCall("Toggle", quick: true, name: "toggle",
+                              abstract: "Pause if running, resume if paused, start the last project if idle; prints the new state.",
+                              discussion: "Made for one keyboard shortcut.") { $0.first?.stringValue ?? "" }
 }
 
-struct Stop: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "stop", abstract: "Stop the open session (it is completed and kept).")
-    init(_ arguments: ParsedArguments) throws {}
-    func run(_ context: Context) throws {
-        let reply = try context.quickCall("Stop")
-        output("Stopped session \(reply.first?.integer ?? 0).")
-    }
+struct Stop: OneCallCommand {
+    static let call = OneCall("Stop", quick: true, name: "stop",
+                              abstract: "Stop the open session (it is completed and kept).") { "Stopped session \($0.first?.integer ?? 0)." }
 }
 
 struct Note: ParsableCommand {

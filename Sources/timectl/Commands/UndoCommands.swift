@@ -2,28 +2,16 @@ import TimeClient
 import DBusCore
 import TimeJSON
 
-struct Undo: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "undo",
-        abstract: "Undo the newest change not yet undone; prints what was undone.",
-        discussion: "Any change can be undone, newest first, as far back as the history goes ('timectl history').\nUndoing a stop reopens the same session: the time since counts.")
-    init(_ arguments: ParsedArguments) throws {}
-    func run(_ context: Context) throws {
-        let reply = try context.agent().call("Undo")
-        output("Undone: \(reply.first?.stringValue ?? "").")
+struct Undo: OneCallCommand {
+    static let call = OneCall("Undo", name: "undo", abstract: "Undo the newest change not yet undone; prints what was undone.",
+                              discussion: "Any change can be undone, newest first, as far back as the history goes ('timectl history').\nUndoing a stop reopens the same session: the time since counts.") {
+        "Undone: \($0.first?.stringValue ?? "")."
     }
 }
 
-struct Redo: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "redo",
-        abstract: "Redo the change undone most recently; prints what was redone.",
-        discussion: "Any new change clears what can be redone.")
-    init(_ arguments: ParsedArguments) throws {}
-    func run(_ context: Context) throws {
-        let reply = try context.agent().call("Redo")
-        output("Redone: \(reply.first?.stringValue ?? "").")
-    }
+struct Redo: OneCallCommand {
+    static let call = OneCall("Redo", name: "redo", abstract: "Redo the change undone most recently; prints what was redone.",
+                              discussion: "Any new change clears what can be redone.") { "Redone: \($0.first?.stringValue ?? "")." }
 }
 
 struct History: ParsableCommand {
@@ -50,16 +38,7 @@ struct History: ParsableCommand {
 
     func run(_ context: Context) throws {
         let reply = try context.agent().call("History", [.uint32(count)])
-        let steps = reply.first?.arrayValue ?? []
-        if json {
-            output(JSON.array(steps.map(JSON.init)).text)
-            return
-        }
-        let records = steps.compactMap(\.variantDictionary)
-        if records.isEmpty {
-            output("No changes yet.")
-            return
-        }
+        guard let records = tableRecords(reply, json: json, empty: "No changes yet.") else { return }
         var table = Table(headers: ["WHEN", "CHANGE", ""])
         for step in records {
             let time = step["time"]?.integer ?? 0

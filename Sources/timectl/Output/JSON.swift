@@ -29,3 +29,19 @@ extension JSON {
         (try? JSON.parse(text))?.text ?? text
     }
 }
+
+/// The records of a list the agent returned (`aa{sv}`, the reply's first value), for a table;
+/// nil when the list is printed already: whole as JSON with `--json`, or as `empty` when it has none.
+func tableRecords(_ reply: [DBusValue], json: Bool, empty: @autoclosure () -> String) -> [[String: DBusValue]]? {
+    let list = reply.first?.arrayValue ?? []
+    if json {
+        output(JSON.array(list.map(JSON.init)).text)
+        return nil
+    }
+    let records = list.compactMap(\.variantDictionary)
+    if records.isEmpty {
+        output(empty())
+        return nil
+    }
+    return records
+}

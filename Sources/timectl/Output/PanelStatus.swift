@@ -1,5 +1,6 @@
-import TimeClient
 import DBusCore
+import TextEscape
+import TimeClient
 import TimeJSON
 
 /// The timer as a panel sees it: the agent's properties, extrapolated to `now`
@@ -110,8 +111,8 @@ struct PanelStatus {
     /// Waybar's custom-module JSON (return-type json). Text and tooltip are Pango markup: escaped.
     func waybar(now: Double) -> JSON {
         var members: [(String, JSON)] = [
-            ("text", .string(markupEscape(label(now: now)))),
-            ("tooltip", .string(markupEscape(tooltip(now: now)))),
+            ("text", .string(TextEscape.markup(label(now: now)))),
+            ("tooltip", .string(TextEscape.markup(tooltip(now: now)))),
             ("class", .string(cssClass)),
             ("alt", .string(cssClass)),
         ]
@@ -139,16 +140,3 @@ struct PanelStatus {
     func plain(now: Double) -> String { label(now: now) }
 }
 
-/// Escapes text for Pango markup (waybar's text and tooltip), keeping line breaks.
-func markupEscape(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
-}
