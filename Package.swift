@@ -55,7 +55,10 @@ let package = Package(
         .target(name: "CSystemdClient"),
         // The contract seen from a client (names, decoded records, what people type): timectl's and the window's.
         .target(name: "TimeClient", dependencies: ["DBusCore"]),
-        .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeClient", "TimeJSON", "TextEscape", "CDBus", "TimeVersion", "CSystemdClient"],
+        // Time's keyboard shortcut written where each desktop keeps it (its own tools); no GTK, no D-Bus.
+        .target(name: "DesktopShortcuts"),
+        .executableTarget(name: "timectl", dependencies: ["DBusCore", "TimeClient", "TimeJSON", "TextEscape", "CDBus", "TimeVersion", "CSystemdClient",
+                                                          "DesktopShortcuts"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xclang-linker", "-static-libgcc",
                                                          "-use-ld=lld", "-ld-path=\(Context.packageDirectory)/scripts/ld-timectl",
                                                          "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
@@ -67,7 +70,8 @@ let package = Package(
         // Everything of the window runs on GTK's one main thread (no Task, no Dispatch), which
         // Swift 6's checking cannot see through C callbacks: these two targets use Swift 5 mode.
         .target(name: "GtkKit", dependencies: ["CGtk"], swiftSettings: [.swiftLanguageMode(.v5)]),
-        .target(name: "TimeWindow", dependencies: ["GtkKit", "CGtk", "TimeClient", "TimeJSON", "TextEscape", "DBusKit", "TimeVersion"],
+        .target(name: "TimeWindow", dependencies: ["GtkKit", "CGtk", "TimeClient", "TimeJSON", "TextEscape", "DBusKit", "TimeVersion",
+                                                   "DesktopShortcuts"],
                 swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(name: "time-tracker", dependencies: ["TimeWindow"]),
         // Benchmarks (scripts/bench.sh): history generation and measurements against a real agent.
@@ -89,6 +93,7 @@ let package = Package(
         .testTarget(name: "AgentTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "AgentNotificationTests", dependencies: ["TimeAgent", "TimeCore", "DBusKit", "TestSupport"]),
         .testTarget(name: "TimeWindowTests", dependencies: ["TimeWindow", "TimeClient", "DBusCore"]),
+        .testTarget(name: "DesktopShortcutsTests", dependencies: ["DesktopShortcuts"]),
         .testTarget(name: "TimeClientTests", dependencies: ["TimeClient"]),
         .testTarget(name: "TimectlTests", dependencies: ["DBusKit", "TimeCore", "TestSupport"]),
     ]

@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/timectl.fish (or /usr/share/fish/vendor_completions.d/).
 # Project names come from `timectl projects --names`, categories from `timectl categories`.
 
-set -l commands start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync help
+set -l commands start pause resume toggle stop note status report projects project categories sessions add edit delete reminders currency target away undo redo history watch import export sync focus shortcut help
 
 function __timectl_projects
     timectl projects --names 2>/dev/null
@@ -35,7 +35,7 @@ complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a projects -
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a categories -d 'List, add, delete categories'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a sessions -d 'List sessions'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a add -d 'Add a past session by hand'
-complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a edit -d 'Change a completed session'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a edit -d 'Change a session (current: the open one)'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a delete -d 'Delete a completed session'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a reminders -d 'Show or set the reminder interval'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a away -d 'List away time, or keep, discard or stop it'
@@ -44,6 +44,10 @@ complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a redo -d 'R
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a history -d 'List the newest changes'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a sync -d 'Sync across devices through a shared folder'
 complete -c timectl -n "__fish_seen_subcommand_from sync" -a 'enable status disable'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a shortcut -d 'Set, show or remove the keyboard shortcut'
+complete -c timectl -n "__fish_seen_subcommand_from shortcut" -a 'set show remove'
+complete -c timectl -n "__fish_seen_subcommand_from shortcut" -l action -x -a 'toggle show-week' -d 'What the key does'
+complete -c timectl -n "__fish_seen_subcommand_from shortcut" -l desktop -x -a 'gnome kde xfce sway i3' -d 'The desktop'
 complete -c timectl -n "__fish_seen_subcommand_from sync" -l name -x -d 'This device name'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a watch -d 'Print the timer on every change'
 complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a import -d 'Import from Hamster, Timewarrior, Watson, csv or json'
@@ -58,6 +62,10 @@ complete -c timectl -n "__fish_seen_subcommand_from sessions edit" -l project -x
 complete -c timectl -n "__fish_seen_subcommand_from start" -l category -x -a '(__timectl_categories)' -d 'Category of a new project'
 complete -c timectl -n "__fish_seen_subcommand_from start" -l color -x -d 'Color #rrggbb of a new project'
 complete -c timectl -n "__fish_seen_subcommand_from start" -l no-create -d 'Refuse instead of creating'
+
+# Times given late: --at on the timer, --adjust to shorten what a start would overlap
+complete -c timectl -n "__fish_seen_subcommand_from start pause resume stop" -l at -x -a 'now -5m -10m -15m -30m -1h' -d 'When it really happened (9:15, 10 minutes ago, -10m)'
+complete -c timectl -n "__fish_seen_subcommand_from start edit; and not __fish_seen_subcommand_from projects" -l adjust -d 'Shorten the session the new start overlaps'
 
 # note, status, report, reminders, watch
 complete -c timectl -n "__fish_seen_subcommand_from note" -l session -x -d 'Replace the note of this session'
@@ -93,6 +101,18 @@ complete -c timectl -n "__fish_seen_subcommand_from reminders; and not __fish_se
 complete -c timectl -n "__fish_seen_subcommand_from reminders; and __fish_seen_subcommand_from untracked" -a 'off 10 15 20 30' -d 'Minutes at the desk'
 complete -c timectl -n "__fish_seen_subcommand_from away; and not __fish_seen_subcommand_from keep discard stop" -a 'keep discard stop' -d 'Answer'
 complete -c timectl -n "__fish_seen_subcommand_from away" -l json -d 'Print JSON'
+complete -c timectl -n "not __fish_seen_subcommand_from $commands" -a focus -d 'Start a focus phase, or stop, skip, extend or set the focus timer'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from stop skip extend status set" -a 'stop skip extend status set' -d 'Focus timer'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and not __fish_seen_subcommand_from stop skip extend status set" -a '(__timectl_projects)'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from extend" -a '5m 10m 15m' -d 'Minutes'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l focus -x -d 'A focus phase (25m)'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l break -x -d 'A break (5m)'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l long -x -d 'A long break (15m)'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l every -x -d 'Focus phases before a long break (0: none)'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l auto -d 'Start the next phase by itself'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l no-auto -d 'Wait for you to start the next phase'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l pause-in-breaks -d 'Pause the session in breaks'
+complete -c timectl -n "__fish_seen_subcommand_from focus; and __fish_seen_subcommand_from set" -l no-pause-in-breaks -d 'Keep the session running in breaks'
 complete -c timectl -n "__fish_seen_subcommand_from watch" -l format -x -a 'waybar json plain' -d 'Output format'
 complete -c timectl -n "__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from hamster timewarrior watson csv json" -x -a 'hamster timewarrior watson csv json' -d 'Format'
 complete -c timectl -n "__fish_seen_subcommand_from import" -l dry-run -d 'Only show what would be added'
@@ -105,6 +125,8 @@ complete -c timectl -n "__fish_seen_subcommand_from sessions" -l to -x -a 'today
 complete -c timectl -n "__fish_seen_subcommand_from sessions" -l today -d 'Today'
 complete -c timectl -n "__fish_seen_subcommand_from sessions" -l week -d 'This week'
 complete -c timectl -n "__fish_seen_subcommand_from sessions" -l last-week -d 'Last week'
+complete -c timectl -n "__fish_seen_subcommand_from sessions" -l overlaps -d 'Only sessions that overlap another'
+complete -c timectl -n "__fish_seen_subcommand_from edit; and not __fish_seen_subcommand_from projects current" -a current -d 'The open session'
 complete -c timectl -n "__fish_seen_subcommand_from add; and not __fish_seen_subcommand_from projects categories" -l end -x -a 'today now' -d 'End (date/time; default now)'
 complete -c timectl -n "__fish_seen_subcommand_from add edit" -l start -x -a 'today yesterday now' -d 'Start (date/time)'
 complete -c timectl -n "__fish_seen_subcommand_from add edit" -l duration -x -d 'Duration (1h30m, 1:30, 90m)'

@@ -18,8 +18,9 @@
 # Histories (scripts/window/history.py): N facts in a Hamster database, 8 a day up to today with
 # the last one running; Time gets the same ones through `timectl import hamster` and
 # `timectl start` of the running activity.
-# Goals (reported, not asserted): start ≤ 0.5× Hamster's and < 300 ms; memory ≤ Hamster's;
-# wake-ups 0 idle, ≤ 1 a second running and visible, 0 minimised.
+# Goals (reported, not asserted): start ≤ 0.6× Hamster's and ≤ 200 ms; memory ≤ Hamster's;
+# wake-ups 0 idle, ≤ 2 a second running and visible with the accessibility bus on (the label's
+# tick and one frame), 0 minimised.
 #   scripts/bench-window.sh                 1,000 and 100,000 sessions, release build, 30 s windows
 #   scripts/bench-window.sh --quick         1,000 sessions, 5 s windows, one start (a smoke run)
 #   scripts/bench-window.sh --debug         the debug build (what scripts/test.sh built)
@@ -199,7 +200,7 @@ for size in "${sizes[@]}"; do
     # The table's rows, with Time's verdicts.
     t="$(median "${time_starts[@]:-0}")" h="$(median "${hamster_starts[@]:-0}")"
     verdict="ok"
-    { [ "$t" -lt 300 ] && [ $((t * 2)) -le "$h" ]; } || verdict="MISSED (goal ≤ 0.5× Hamster and < 300 ms)"
+    { [ "$t" -le 200 ] && [ $((t * 10)) -le $((h * 6)) ]; } || verdict="MISSED (goal ≤ 0.6× Hamster and ≤ 200 ms)"
     row "$size" "start to the window with today's data (ms)" "$t (${time_starts[*]:-})" "$h (${hamster_starts[*]:-})" "$verdict"
     row "$size" "  of which to the window mapped (ms)" "$(median "${time_starts_mapped[@]:-0}")" "$(median "${hamster_starts_mapped[@]:-0}")" ""
     verdict="ok"
@@ -209,7 +210,7 @@ for size in "${sizes[@]}"; do
     [ "$time_idle" = "0/0" ] || verdict="MISSED (goal 0)"
     row "$size" "wake-ups in ${window_seconds} s, idle (window/agent)" "$time_idle" "$hamster_idle" "$verdict"
     verdict="ok"
-    [ "${time_visible%%/*}" -le "$window_seconds" ] || verdict="MISSED (goal ≤ 1 a second)"
+    [ "${time_visible%%/*}" -le $((2 * window_seconds)) ] || verdict="MISSED (goal ≤ 2 a second)"
     row "$size" "wake-ups in ${window_seconds} s, running, visible" "$time_visible" "$hamster_visible" "$verdict"
     verdict="ok"
     [ "${time_minimised%%/*}" -eq 0 ] || verdict="MISSED (goal 0)"

@@ -30,9 +30,15 @@ TRAY_PACKAGES="dbus-daemon dbus-bin xvfb x11-utils imagemagick xdotool xfce4-pan
     plasma-workspace kded5 at-spi2-core python3-pyatspi gir1.2-atspi-2.0"
 # The window driven over AT-SPI (scripts/test-window.sh): Xvfb, an accessibility bus and the system's
 # python3-gi with Atspi's typelib to drive it, ImageMagick and xdotool for its pictures; GTK 4 and
-# libadwaita to run it. scripts/bench-window.sh adds Hamster (hamster-time-tracker) beside it.
+# libadwaita to run it; xfconf for the keyboard shortcut written as on Xfce. scripts/bench-window.sh adds
+# Hamster (hamster-time-tracker) beside it.
 WINDOW_PACKAGES="dbus-daemon dbus-bin xvfb x11-utils imagemagick xdotool at-spi2-core gir1.2-atspi-2.0
-    python3-gi libglib2.0-bin sqlite3 procps libgtk-4-1 libadwaita-1-0 adwaita-icon-theme fonts-dejavu-core fonts-cantarell"
+    python3-gi libglib2.0-bin sqlite3 procps libgtk-4-1 libadwaita-1-0 adwaita-icon-theme fonts-dejavu-core fonts-cantarell xfconf"
+# Time's keyboard shortcut on real desktops (scripts/test-shortcuts.sh): headless GNOME Shell with
+# gsd-media-keys and PipeWire (Mutter's remote desktop needs it), Xfce's xfsettingsd and xfconf,
+# KDE's kglobalaccel5 and its config tools, Xvfb and xdotool for the X11 key presses.
+SHORTCUT_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin python3-gi gnome-shell gnome-settings-daemon pipewire
+    xfce4-settings xfconf libkf5globalaccel-bin libkf5config-bin xvfb xdotool x11-utils"
 # Sync across devices (scripts/test-sync.sh): two real Syncthing instances.
 SYNC_PACKAGES="syncthing dbus-daemon python3"
 

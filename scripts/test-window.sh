@@ -19,12 +19,24 @@
 #   8. a read-only store (a newer schema): Start, New project, Add time (and Stop, Pause where
 #      shown) insensitive, StorageMessage shown
 #   9. pictures of the Now, Day and Week views, light and dark (ADW_DEBUG_COLOR_SCHEME=prefer-dark)
+#  10-16. times given late (scripts/window/corrections.py): "Started at" -30m, an Overlap and its
+#      "Shorten and save", "Paused since", "Stop at", "Start at", the Day view's overlap marks
+#   P. Preferences (scripts/window/settings_checks.py), opened from the main menu: every control
+#      named once; the reminder spin button sets ReminderMinutes, and timectl/busctl changes show
+#      in it; the weekly target; the currency and the agent's refusal in its words; sync on with a
+#      folder (SyncFolder, the devices seen) and off; Start at login off writes the override in
+#      ~/.config/autostart, on removes it; the Keyboard shortcut typed in its dialog lands in
+#      Xfce's xfce4-keyboard-shortcuts channel (read back with xfconf-query) and is removed again
+#   H. History from the main menu: the agent's newest step first, a timectl change shown at once,
+#      Undo (the step marked undone) and Redo
+#   C. the Week view's chart drawn for the colour scheme in force, redrawn when the desktop's style
+#      changes (a stand-in for the settings portal, scripts/window/scheme_portal.py, switches it)
 # One line per check (ok - / not ok -), then "N passed, M failed"; exit status 1 on any failure.
 # Pictures, logs and, on a failure, the window's AT-SPI tree go to $TIME_TEST_OUTPUT/window
 # (default .build/test-output/window).
 #   scripts/test-window.sh [--no-build] [--screenshots] [--keep] [--bin DIR]
 #     --no-build      use the existing debug build
-#     --screenshots   also copy the pictures to docs/window-{now,day,week}[-dark].png
+#     --screenshots   also copy the pictures to docs/window-{now,day,week,preferences,preferences-sync}[-dark].png
 #     --keep          keep the work folder (/tmp/time-window.*) with the stores and logs
 #     --bin DIR       take time-agent, timectl and time-tracker from DIR (implies --no-build)
 set -euo pipefail
@@ -40,7 +52,7 @@ while [ $# -gt 0 ]; do
         --screenshots) screenshots=1 ;;
         --keep) keep=1 ;;
         --bin) bin="${2:?--bin needs a folder}"; build=0; shift ;;
-        -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) say "usage: scripts/test-window.sh [--no-build] [--screenshots] [--keep] [--bin DIR]"; exit 2 ;;
     esac
     shift
@@ -109,6 +121,38 @@ phase checks --pid "$window" --output "$output" --timectl "$bin/timectl" --agent
     --agent-log "$work/agent.log" -- $(agent_argv "$work/data")
 stop_window "checks 1-7"
 
+say "== Times given late: Started at, Overlap, Paused since, Stop at, Start at"
+# A store of its own: Email 3 h to 2 h ago, two sessions typed by hand yesterday that overlap.
+stop_agent
+start_agent "$work/corrections"
+"${check[@]}" seed-corrections 2>>"$work/check.log" || report "not ok - seeding the agent for the corrections"
+start_window
+phase corrections --pid "$window" --output "$output"
+stop_window "checks 10-16"
+
+say "== Preferences and History (a store of their own; an autostart entry installed for everyone)"
+# Preferences' login start reads the system's entry from $XDG_CONFIG_DIRS and writes the user's
+# override in $XDG_CONFIG_HOME/autostart: both in the work folder.
+stop_agent
+start_agent "$work/settings"
+mkdir -p "$work/xdg/autostart"
+cp desktop/time-agent-autostart.desktop "$work/xdg/autostart/time-agent.desktop"
+# The desktop's style through a stand-in for the settings portal (light now, dark on SIGUSR1).
+/usr/bin/python3 -B scripts/window/scheme_portal.py >>"$work/portal.log" 2>&1 &
+pids+=($!)
+portal=$!
+wait_until 10 has_owner org.freedesktop.portal.Desktop || report "not ok - the settings portal stand-in did not start"
+# The keyboard shortcut is written as on Xfce: xfconfd (its settings store), started by this bus.
+cp /usr/share/dbus-1/services/org.xfce.Xfconf.service "$work/services/"
+start_window XDG_CONFIG_DIRS="$work/xdg" XDG_CURRENT_DESKTOP=XFCE
+phase_settings() { /usr/bin/python3 -B scripts/window/settings_checks.py "$@" 2>>"$work/check.log" | tee -a "$results" || true; }
+phase_settings preferences --pid "$window" --output "$output" --timectl "$bin/timectl" --sync-folder "$work/sync" \
+    --autostart-system "$work/xdg/autostart/time-agent.desktop"
+phase_settings history --pid "$window" --output "$output" --timectl "$bin/timectl"
+phase_settings scheme --pid "$window" --output "$output" --portal-pid "$portal"
+stop_window "Preferences and History"
+stop_tree "$portal"  # the pictures below set their scheme themselves
+
 say "== Pictures, light and dark"
 # A store of their own: yesterday's session, this morning's work, Writing running.
 stop_agent
@@ -116,9 +160,11 @@ start_agent "$work/pictures"
 "${check[@]}" seed --output "$work" 2>>"$work/check.log" || report "not ok - seeding the agent for the pictures"
 start_window
 phase shots --pid "$window" --output "$output"
+phase_settings picture --pid "$window" --output "$output"
 stop_window "the light pictures"
 start_window ADW_DEBUG_COLOR_SCHEME=prefer-dark
 phase shots --pid "$window" --output "$output" --suffix=-dark
+phase_settings picture --pid "$window" --output "$output" --suffix=-dark
 stop_window "the dark pictures"
 "$bin/timectl" stop >/dev/null 2>&1 || true
 stop_agent
@@ -141,7 +187,8 @@ if start_agent "$data"; then
 fi
 
 if [ "$screenshots" -eq 1 ]; then
-    for picture in window-now window-day window-week window-now-dark window-day-dark window-week-dark; do
+    for picture in window-now window-day window-week window-now-dark window-day-dark window-week-dark window-focus \
+        window-preferences window-preferences-dark window-preferences-sync window-preferences-sync-dark; do
         [ -f "$output/$picture.png" ] && cp "$output/$picture.png" "docs/$picture.png" && say "docs/$picture.png updated"
     done
 fi

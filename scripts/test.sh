@@ -42,6 +42,9 @@ scripts/test-tray.sh --no-build
 say "== The window, driven over AT-SPI under Xvfb with the real agent"
 scripts/test-window.sh --no-build
 
+say "== The keyboard shortcut on GNOME (a key pressed through Mutter's RemoteDesktop), Xfce and KDE (xdotool on Xvfb)"
+scripts/test-shortcuts.sh --no-build
+
 say "== Sync across devices: two agents, two real Syncthing instances on 127.0.0.1"
 scripts/test-sync.sh --no-build
 

@@ -8,7 +8,8 @@
 # Checks: our item is in the top bar with its label and our icon drawn (the extension loaded our
 # SVG; no box for a missing image or glyph); the label follows Pause and Resume; after every kind
 # of change each entry of the extension's menu has the text, enabled state and mark the agent
-# means; Pause chosen in that menu pauses; the item survives an agent restart; and ten logins
+# means; Pause chosen in that menu pauses; a focus phase shows in the label (◔ 25 min) and the
+# Focus submenu's Skip and Stop focus work; the item survives an agent restart; and ten logins
 # (shell and agent started at the same moment) give ten items.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -117,6 +118,22 @@ host_check gnome-activate --item "$item" --label Pause >/dev/null || fail "no Pa
 wait_until 10 state_is paused || fail "Pause chosen in the extension's menu did not pause (state $(agent_state))"
 check_menu "Pause chosen in the extension's menu"
 say "GNOME: the label and every menu entry followed start, pause, resume, switch, reminders, undo, stop; its Pause paused"
+
+# The focus timer: the label is the phase and its minutes left, the title line says it too, and
+# the Focus submenu's entries do what they say.
+timectl focus Writing
+wait_until 10 label_matches '^◔ 25 min$' || fail "the label does not show the focus phase: $(item_json)"
+[ "$(field unknownGlyphs "$(item_json)")" = 0 ] || fail "the focus label has glyphs its font lacks: $(item_json)"
+check_menu "a focus phase"
+host_check gnome-menu --item "$item" | grep -q '· ◔ 25 min' || fail "the title line does not show the focus phase"
+host_check gnome-activate --item "$item" --label Skip >/dev/null || fail "no Skip in the extension's Focus submenu"
+wait_until 10 label_matches '^◔ break 5 min$' || fail "Skip in the Focus submenu did not start the break: $(item_json)"
+wait_until 10 state_is paused || fail "the break did not pause the session (state $(agent_state))"
+check_menu "a break"
+host_check gnome-activate --item "$item" --label "Stop focus" >/dev/null || fail "no Stop focus in the extension's Focus submenu"
+wait_until 10 label_matches '^▮▮ 0:0[0-9]$' || fail "Stop focus did not end the cycle: $(item_json)"
+check_menu "a stopped focus cycle"
+say "GNOME: the label showed the focus phase and the break (◔ 25 min, ◔ break 5 min); the Focus submenu's Skip and Stop focus worked"
 
 # The screenshot: the top bar with our menu open.
 read -r mx my mw mh < <(host_check gnome-open-menu --item "$item" | tr -d '[],')

@@ -13,6 +13,9 @@ scripts/bench-window.sh), with the agent on the session bus as the oracle.
     window-check.py launch --pid-file F [--paths F] [--require label:TEXT|button:NAME|buttons:NAME:N]... -- ARGV...
                                                  bench: milliseconds from exec to the window shown with that
     window-check.py dump --pid PID               the AT-SPI tree
+    window-check.py seed-corrections / corrections --pid PID --output DIR
+                                                 checks 10-16 (window/corrections.py: Started at, Overlap and
+                                                 its shortening, Paused since, Stop at, Start at, Day marks)
 
 Prints one line per check, `ok - ...` or `not ok - ...`; on a failure the window's AT-SPI tree
 (role, name, states, actions) is written to DIR/window-tree-<check>.txt. Runs with the system's
@@ -30,17 +33,19 @@ import traceback
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "window"))
 import agent  # noqa: E402
 import atspi_tree as at  # noqa: E402
+import corrections  # noqa: E402
 from app_window import Window  # noqa: E402
 from check_day import check_delete_and_undo, check_edit_session  # noqa: E402
+from check_focus import check_focus  # noqa: E402
 from check_names import check_dialog_names, check_names  # noqa: E402
 from check_pictures import command_shots  # noqa: E402
 from check_projects import check_new_project  # noqa: E402
 from check_read_only import command_read_only  # noqa: E402
 from check_restart import check_agent_restart, check_dialog_kept  # noqa: E402
 from check_timer import check_button_state, check_start_from_projects, check_timectl_follows  # noqa: E402
-from common import ensure_running, seeded  # noqa: E402
+from common import ensure_running, seeded, wait_state  # noqa: E402
 from launch import command_launch  # noqa: E402
-from report import Report  # noqa: E402
+from report import Failure, Report  # noqa: E402
 from seed import command_seed  # noqa: E402
 
 
@@ -70,6 +75,7 @@ def command_checks(args):
                check_timectl_follows, window, args.timectl)
 
     report.run("dialog-names", "0. accessible names in the dialogs", check_dialog_names, window)
+    report.run("focus", "6. the focus timer in the Now view: its phase, bar and buttons", check_focus, window)
     report.run("agent-restart", "7. agent killed (-9) and restarted: the window says it is reconnecting, then recovers",
                check_agent_restart, window, args.agent_pid_file, args.agent_log, args.argv)
     report.run("dialog-kept", "7. agent killed and restarted while the New project dialog is open: what was typed stays",
@@ -105,6 +111,10 @@ def main():
     p.add_argument("--paths", help="where the required nodes are (written by a first, calibrating start)")
     p.add_argument("--timeout", type=float, default=60)
     p.add_argument("argv", nargs="+")
+    sub.add_parser("seed-corrections")
+    p = sub.add_parser("corrections")
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--output", required=True)
     p = sub.add_parser("dump")
     p.add_argument("--pid", type=int, required=True)
     args = parser.parse_args()
@@ -117,6 +127,16 @@ def main():
         return 0
     if args.command == "launch":
         return command_launch(args)
+    if args.command == "seed-corrections":
+        corrections.seed()
+        return 0
+    if args.command == "corrections":
+        window, report = Window(args.pid), Report(args.output, args.pid)
+        if at.wait_for(lambda: at.windows(window.tree()), 20, interval=0.1):
+            corrections.checks(window, report, Failure, wait_state)
+        else:
+            report.not_ok("the window appeared on the accessibility bus (corrections)", "corrections")
+        return 1 if report.failed else 0
     report = {"checks": command_checks, "shots": command_shots, "read-only": command_read_only}[args.command](args)
     return 1 if report.failed else 0
 

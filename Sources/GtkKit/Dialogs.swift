@@ -95,9 +95,19 @@ public enum ChooseFile {
     /// Asks for a file to open (`save` false) or to write; `done` gets its path, or nil.
     public static func run(parent: UnsafeMutablePointer<GtkWindow>?, title: String, save: Bool,
                            suggestedName: String = "", done: @escaping (String?) -> Void) {
-        guard let chooser = gtk_file_chooser_native_new(title, parent,
-                                                        save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN,
-                                                        save ? "_Save" : "_Open", "_Cancel") else { return done(nil) }
+        run(parent: parent, title: title, action: save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN,
+            accept: save ? "_Save" : "_Open", suggestedName: suggestedName, done: done)
+    }
+
+    /// Asks for a folder (`select-folder`); `done` gets its path, or nil.
+    public static func folder(parent: UnsafeMutablePointer<GtkWindow>?, title: String, done: @escaping (String?) -> Void) {
+        run(parent: parent, title: title, action: GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, accept: "_Select", done: done)
+    }
+
+    private static func run(parent: UnsafeMutablePointer<GtkWindow>?, title: String, action: GtkFileChooserAction,
+                            accept: String, suggestedName: String = "", done: @escaping (String?) -> Void) {
+        let save = action == GTK_FILE_CHOOSER_ACTION_SAVE
+        guard let chooser = gtk_file_chooser_native_new(title, parent, action, accept, "_Cancel") else { return done(nil) }
         let native: UnsafeMutablePointer<GtkNativeDialog> = cast(UnsafeMutableRawPointer(chooser))
         gtk_native_dialog_set_modal(native, 1)
         if save, !suggestedName.isEmpty { gtk_file_chooser_set_current_name(chooser, suggestedName) }

@@ -60,6 +60,10 @@ public final class Notifier {
     public func showAway(id: Int64, summary: String, body: String, stopLabel: String) {
         worker.post(oneOff: .away(id: id, summary: summary, body: body, stopLabel: stopLabel))
     }
+    /// The end of a focus phase, with what comes next as actions; replaces the previous one.
+    public func showPhaseEnd(summary: String, body: String, answers: [FocusAnswer]) {
+        worker.post(oneOff: .phaseEnd(summary: summary, body: body, answers: answers))
+    }
     /// Closes the return notification (its span was answered elsewhere).
     public func closeAway() { worker.post(oneOff: .closeAway) }
 

@@ -14,6 +14,8 @@ public struct TimerNotification: Equatable, Sendable {
     public var note: String
     /// A line about the week, e.g. `week 31:20 of 40:00 at 09:12`; empty for none.
     public var week: String
+    /// The focus timer's phase, e.g. `Focus until 10:25`; empty for none.
+    public var focus = ""
 
     public init(project: String, category: String = "", state: State, since: Int64,
                 sessionStart: Int64, note: String = "", week: String = "") {
@@ -34,6 +36,8 @@ public enum NotifierAction: Equatable, Sendable {
     case undo
     /// `Continue <last project>` and `Start…` on the not-tracking reminder.
     case untrackedContinue, untrackedStart
+    /// An answer on the focus timer's phase-end notification (NotifierText+Focus).
+    case focus(FocusAnswer)
 }
 
 /// An action button: the D-Bus action key and its label.
@@ -79,6 +83,7 @@ public enum NotifierText {
         if n.sessionStart != n.since {
             lines.append("Session started \(localClock(n.sessionStart))")
         }
+        if !n.focus.isEmpty { lines.append(n.focus) }
         if !n.week.isEmpty { lines.append(n.week.prefix(1).uppercased() + n.week.dropFirst()) }
         if !n.note.isEmpty {
             lines.append(markup ? escapeMarkup(n.note) : n.note)
@@ -145,6 +150,7 @@ public enum NotifierText {
         if parts.count == 3, parts[0] == "away", let id = Int64(parts[2]), ["keep", "discard", "stop"].contains(parts[1]) {
             return .away(id: id, choice: String(parts[1]))
         }
+        if let answer = FocusAnswer(rawValue: key) { return .focus(answer) }
         switch key {
         case "default": return .openDefault(activationToken: "")
         case "pause": return .pause

@@ -9,6 +9,7 @@ enum OneOff {
     case report(summary: String, body: String, imagePath: String?, category: String)
     case away(id: Int64, summary: String, body: String, stopLabel: String), closeAway
     case undoable(summary: String, body: String)
+    case phaseEnd(summary: String, body: String, answers: [FocusAnswer])
 }
 
 // MARK: - C callbacks (named functions; user data is an unretained NotifierWorker)
@@ -87,6 +88,8 @@ final class NotifierWorker: @unchecked Sendable {
     private var awayNote: LibnotifyNotification?
     /// The notification with an Undo action, kept until closed so its action can arrive.
     private var undoNote: LibnotifyNotification?
+    /// The focus timer's phase-end notification, kept until answered or dismissed.
+    private var phaseNote: LibnotifyNotification?
     private var problemLogged = false
     private var wantedTimer: TimerNotification?
     private var timerFailed = false
@@ -199,8 +202,8 @@ final class NotifierWorker: @unchecked Sendable {
         g_main_loop_run(loop)
         g_bus_unwatch_name(serverWatch)
         // Leave nothing behind that points at a dead agent.
-        let closing = [timerNote, reminderNote, awayNote, undoNote]
-        (timerNote, reminderNote, awayNote, undoNote) = (nil, nil, nil, nil)
+        let closing = [timerNote, reminderNote, awayNote, undoNote, phaseNote]
+        (timerNote, reminderNote, awayNote, undoNote, phaseNote) = (nil, nil, nil, nil, nil)
         for note in closing { note?.close() }
         notify_uninit()
         // Drop sources that may still be queued.
@@ -260,6 +263,9 @@ final class NotifierWorker: @unchecked Sendable {
             case .report(let s, let b, let image, let category): applyReport(summary: s, body: b, imagePath: image, category: category, caps: caps)
             case .away(let id, let s, let b, let stop): applyAway(id: id, summary: s, body: b, stopLabel: stop, caps: caps)
             case .undoable(let s, let b): applyUndoable(summary: s, body: b, caps: caps)
+            case .phaseEnd(let s, let b, let answers):
+                applyLasting(&phaseNote, summary: s, body: b, category: NotifierText.focusCategory,
+                             actions: NotifierText.focusActions(answers, capabilities: caps), caps: caps)
             case .closeReminder, .closeAway: break
             }
         }
@@ -359,7 +365,7 @@ final class NotifierWorker: @unchecked Sendable {
     func serverOwnerChanged(_ owner: String?) {
         defer { serverOwner = .some(owner) }
         guard let previous = serverOwner, previous != owner else { return } // first report: nothing to forget
-        (timerNote, reminderNote, awayNote, undoNote) = (nil, nil, nil, nil)
+        (timerNote, reminderNote, awayNote, undoNote, phaseNote) = (nil, nil, nil, nil, nil)
         appliedTimer = nil
         timerFailed = wantedTimer != nil // shown again at the next event
     }
@@ -384,6 +390,8 @@ final class NotifierWorker: @unchecked Sendable {
             reminderNote = nil
         } else if undoNote?.isThis(p) == true {
             undoNote = nil
+        } else if phaseNote?.isThis(p) == true {
+            phaseNote = nil
         }
     }
 }

@@ -135,6 +135,7 @@ public enum AgentMain {
         let minuteLength = getenv("TIME_AGENT_MINUTE_SECONDS").flatMap { Int64(String(cString: $0)) }.map { max(1, $0) } ?? 60
         let service = AgentService(tracker: home.tracker, storage: home.status,
                                    notifications: options.notifications, minuteLength: minuteLength)
+        service.dataFolder = directory
         do {
             try service.export(on: connection)
             let reply = try connection.requestName(Contract.busName, flags: [.doNotQueue])

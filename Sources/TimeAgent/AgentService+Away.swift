@@ -35,12 +35,14 @@ extension AgentService {
 
     /// The person left at `time`. Durable when it returns (a suspend waits for that).
     func personLeft(reason: AwayReason, at time: Int64) throws {
+        focusPersonLeft(at: time)
         try tracker.markAway(reason: reason, at: time)
     }
 
     /// The person is back at `time`; the return notification follows after the reply.
     func personBack(at time: Int64) throws {
         try tracker.markBack(at: time)
+        try focusPersonBack()
     }
 
     func resolveAway(id: Int64, choice: String) throws {

@@ -30,7 +30,7 @@ extension AgentService {
         ])
     }
 
-    func sessionDictionary(_ session: WorkSession) -> DBusValue {
+    func sessionDictionary(_ session: WorkSession, overlaps: [SessionID]) -> DBusValue {
         let now = tracker.clock.now()
         return .vardict([
             "id": .uint64(UInt64(session.id)), "project_id": .uint64(UInt64(session.projectID)),
@@ -38,6 +38,7 @@ extension AgentService {
             "start": .int64(session.start), "end": .int64(session.end ?? 0),
             "active": .uint64(UInt64(max(0, session.activeSeconds(at: now)))),
             "state": .string(session.state.rawValue), "note": .string(session.note), "device": .string(deviceName(of: session)),
+            "overlaps": .array(elementSignature: "t", overlaps.map { .uint64(UInt64($0)) }),
             "segments": .array(elementSignature: "(xx)", session.segments.map {
                 .structure([.int64($0.start), .int64($0.end ?? 0)])
             }),

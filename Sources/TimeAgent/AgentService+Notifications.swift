@@ -17,9 +17,10 @@ extension AgentService {
             return
         }
         let since = session.isRunning ? status.runningSince : (session.segments.last?.end ?? session.start)
-        let content = TimerNotification(project: project.name, category: status.categoryName,
+        var content = TimerNotification(project: project.name, category: status.categoryName,
                                         state: session.isRunning ? .running : .paused,
                                         since: since, sessionStart: session.start, note: session.note, week: timerWeekLine(status))
+        content.focus = timerFocusLine()
         guard content != shownTimer else { return }
         shownTimer = content
         notifier.showTimer(content)
@@ -66,6 +67,7 @@ extension AgentService {
             case .away(let id, let choice): try resolveAway(id: id, choice: choice)
             case .untrackedContinue: try continueLastProject()
             case .untrackedStart: openStartChoice()
+            case .focus(let answer): try answerFocus(answer)
             }
         } catch {
             Log.warning("notification action \(action) refused: \(error)")

@@ -33,6 +33,16 @@ extension AgentService {
                                  roundMode: given.string("round_mode"), decimal: given.bool("decimal"))
     }
 
+    /// ReportPNG's `scheme`: whether the chart is drawn dark (absent: light).
+    static func chartScheme(_ value: DBusValue?) throws -> Bool {
+        guard let value else { return false }
+        switch (value.variantValue ?? value).stringValue ?? "" {
+        case "light": return false
+        case "dark": return true
+        default: throw TrackerError.invalidArgument("The chart's scheme is \"light\" or \"dark\".")
+        }
+    }
+
     /// A `t` weekly target as the core takes it (beyond a week is refused there).
     static func weeklyTarget(_ raw: UInt64?) throws -> Int64? {
         guard let raw else { return nil }
@@ -46,9 +56,11 @@ extension AgentService {
                 [.string(try self.tracker.report(range: args.string(0), options: try Self.reportOptions(args.dictionary(1))))]
             },
             reading("ReportPNG", [Argument("range", "s"), Argument("options", "a{sv}")], [Argument("png", "ay")],
-                    "The chart of a report (as Report's svg format; the format option is ignored) rasterised to PNG bytes.") { args in
-                let report = try self.tracker.rangeReport(range: args.string(0), options: try Self.reportOptions(args.dictionary(1)))
-                return [.array(elementSignature: "y", try WeekPicture.png(svg: report.svg).map { .byte($0) })]
+                    "The chart of a report (as Report's svg format; the format option is ignored) rasterised to PNG bytes; option scheme (light, dark) draws it for that colour scheme.") { args in
+                var options = args.dictionary(1)
+                let dark = try Self.chartScheme(options.removeValue(forKey: "scheme"))
+                let report = try self.tracker.rangeReport(range: args.string(0), options: try Self.reportOptions(options))
+                return [.array(elementSignature: "y", try WeekPicture.png(svg: report.svg(dark: dark)).map { .byte($0) })]
             },
         ]
     }

@@ -302,7 +302,7 @@ extension AgentService {
                 "start": .int64(session.start), "end": .int64(0), "active": .uint64(UInt64(max(0, session.activeSeconds(at: now)))),
                 "state": .string(session.isRunning ? "running" : "paused"), "note": .string(session.note),
                 "segments": .array(elementSignature: "(xx)", session.segments.map { .structure([.int64($0.start), .int64($0.end ?? 0)]) }),
-                "device": .string(device),
+                "device": .string(device), "overlaps": .array(elementSignature: "t", []),
             ])
         }
     }

@@ -25,11 +25,11 @@ extension AgentService {
         ]
     }
 
-    /// Stop, from any caller (the D-Bus method, the timer notification, the reminder): completes
-    /// the open session and offers to undo exactly that step for a short while.
+    /// Stop, from any caller (the D-Bus method, StopAt with `end`, the timer notification, the
+    /// reminder): completes the open session and offers to undo exactly that step for a short while.
     @discardableResult
-    func stopTimer() throws -> SessionID {
-        let id = try tracker.stop()
+    func stopTimer(at end: Int64? = nil) throws -> SessionID {
+        let id = try end.map { try tracker.stop(at: $0) } ?? tracker.stop()
         if let notifier, let step = try? tracker.undoableStep(), let session = try? tracker.session(id: id) {
             stopNoticeStep = step.id
             let project = tracker.project(id: session.projectID)?.name ?? ""

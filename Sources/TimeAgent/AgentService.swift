@@ -30,11 +30,16 @@ public final class AgentService {
     /// The timer for the next weekly target (AgentService+Targets) and the not-tracking reminder (+Untracked).
     var targets = TargetWatch()
     var untracked = UntrackedWatch()
+    /// The focus timer's one timer for the end of the running phase (AgentService+Focus).
+    var focus = FocusWatch()
+    /// Where the data is (`DataFolder`), set by main once the data home is open.
+    var dataFolder = ""
 
     public init(tracker: Tracker, storage: StorageStatus, notifications: Bool, minuteLength: Int64 = 60) {
         self.tracker = tracker
         self.storage = storage
         self.minuteLength = minuteLength
+        tracker.focusMinuteSeconds = minuteLength
         published = TimerProperties()
         if notifications {
             notifier = Notifier(appName: "Time", desktopEntry: Contract.desktopEntry, appIcon: AppIcons.application,
@@ -59,8 +64,8 @@ public final class AgentService {
 
     public func shutdown() {
         if reminderSource != 0 { g_source_remove(reminderSource); reminderSource = 0 }
-        for source in [targets.source, untracked.source] where source != 0 { g_source_remove(source) }
-        (targets.source, untracked.source) = (0, 0)
+        for source in [targets.source, untracked.source, focus.source, focus.midnightSource] where source != 0 { g_source_remove(source) }
+        (targets.source, untracked.source, focus.source, focus.midnightSource) = (0, 0, 0, 0)
         stopAwayDetection()
         stopSync()
         window.detach()
@@ -85,6 +90,7 @@ public final class AgentService {
         var properties = TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
         properties.setAway(from: tracker)
         properties.setPlans(from: tracker)
+        properties.setFocus(from: tracker)
         properties.canUndo = (try? tracker.canUndo()) ?? ""
         properties.dataRevision = tracker.committedChanges
         return properties
@@ -120,7 +126,8 @@ public final class AgentService {
         updateAway()
         updateTargets(status)
         updateUntracked(status)
-        PathTrace.mark("after: away, targets, untracked")
+        updateFocusTimer()
+        PathTrace.mark("after: away, targets, untracked, focus")
         tray?.refresh(status)
         PathTrace.mark("after: tray")
     }
@@ -247,7 +254,7 @@ public final class AgentService {
             reading("ListSessions", [Argument("project", "t"), Argument("from", "x"), Argument("to", "x")], [Argument("sessions", "aa{sv}")],
                     "Sessions overlapping [from, to); project 0 means all.") { args in
                 let sessions = try self.tracker.sessions(project: try self.project(args, 0), from: args.int64(1), to: args.int64(2))
-                return [.array(elementSignature: "a{sv}", sessions.map(self.sessionDictionary) + self.openSessionsElsewhere(project: args.id(0) ?? 0))]
+                return [.array(elementSignature: "a{sv}", try self.sessionRecords(sessions) + self.openSessionsElsewhere(project: args.id(0) ?? 0))]
             },
             changing("AddSession", [Argument("project", "t"), Argument("start", "x"), Argument("duration", "s"), Argument("note", "s")],
                      [Argument("id", "t")], "Adds a completed past session with a typed duration such as 1h30m, 1:30 or 90m.") { args in
@@ -255,8 +262,8 @@ public final class AgentService {
                                                              duration: args.string(2), note: args.string(3))))]
             },
             changing("EditSession", [Argument("id", "t"), Argument("changes", "a{sv}")], [],
-                     "Edits a completed session: keys project (t), start (x), duration (s), note (s).") { args in
-                let changes = try ChangeSet(args.dictionary(1), allowed: ["project": "t", "start": "x", "duration": "s", "note": "s"],
+                     "Edits a session: keys project (t), start (x), duration (s; not of the open session: StopAt), note (s); adjust (b): the open session's earlier start shortens the sessions it would overlap.") { args in
+                let changes = try ChangeSet(args.dictionary(1), allowed: ["project": "t", "start": "x", "duration": "s", "note": "s", "adjust": "b"],
                                             what: "EditSession")
                 var projectID: Int64?
                 if let raw = changes.uint64("project") {
@@ -266,13 +273,14 @@ public final class AgentService {
                     projectID = Int64(raw)
                 }
                 try self.tracker.editSession(id: try self.session(args, 0), changes: SessionChanges(
-                    projectID: projectID, start: changes.int64("start"), duration: changes.string("duration"), note: changes.string("note")))
+                    projectID: projectID, start: changes.int64("start"), duration: changes.string("duration"), note: changes.string("note"),
+                    adjust: changes.bool("adjust") ?? false))
                 return []
             },
             changing("DeleteSession", [Argument("id", "t")], [], "Deletes a completed session; stop an open one first.") { args in
                 try self.tracker.deleteSession(id: try self.session(args, 0)); return []
             },
-        ] + awayMethods + exchangeMethods + undoMethods + syncMethods + reportMethods, properties: [
+        ] + correctionMethods + awayMethods + exchangeMethods + undoMethods + syncMethods + reportMethods + focusMethods, properties: [
             property("State", "s", "idle, running or paused."),
             property("Project", "s", "The open session's project; empty when idle."),
             property("ProjectColor", "s", "#rrggbb of the open session's project; empty when idle."),
@@ -297,6 +305,6 @@ public final class AgentService {
                 // (the new step), then the reminder and the tray.
                 self.refreshAfterChange()
             },
-        ] + awayProperties + syncProperties + planProperties)
+        ] + awayProperties + syncProperties + planProperties + focusProperties + dataProperties)
     }
 }

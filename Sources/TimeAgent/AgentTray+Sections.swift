@@ -16,6 +16,7 @@ extension AgentTray {
     func fillSections() {
         sections.undo = { [unowned self] in self.undoEntries() }
         sections.away = { [unowned self] in self.awayEntries() }
+        sections.focus = { [unowned self] in self.focusEntries() }
     }
 
     static let untrackedChoices: [UInt32] = [0, 15, 30, 60]

@@ -16,6 +16,8 @@ final class AgentTray {
         var undo: (() -> [TrayMenuItem])?
         /// Each pending away span with its three choices (e.g. a submenu per span).
         var away: (() -> [TrayMenuItem])?
+        /// The focus timer's submenu (AgentTray+Focus).
+        var focus: (() -> [TrayMenuItem])?
     }
     var sections = Sections()
 
@@ -79,7 +81,8 @@ final class AgentTray {
         stale = false
         let now = service.tracker.clock.now()
         let totals = try? service.tracker.todayAndWeekSeconds()
-        let look = TrayLook(status: status, now: now, today: totals?.today ?? 0, week: service.weekProgress(week: totals?.week ?? 0))
+        var look = TrayLook(status: status, now: now, today: totals?.today ?? 0, week: service.weekProgress(week: totals?.week ?? 0))
+        look.showFocus(service.tracker.focusState, now: now, minute: minuteLength)
         item.update(appearance: look.appearance)
         item.update(menu: menu(look))
         scheduleTick()
@@ -95,10 +98,12 @@ final class AgentTray {
     /// paused, or with no host to show it.
     private func scheduleTick() {
         cancelTick()
-        guard item.hostPresent, let session = status?.session, session.isRunning else { return }
+        guard item.hostPresent else { return }
         let now = service.tracker.clock.now()
-        let active = session.activeSeconds(at: now)
-        let wait = minuteLength - active % minuteLength
+        // A focus phase counting down drives the label (its minutes left); else the running time.
+        var wait = TrayLook.focusTickWait(service.tracker.focusState, now: now, minute: minuteLength)
+        if wait == nil, let session = status?.session, session.isRunning { wait = minuteLength - session.activeSeconds(at: now) % minuteLength }
+        guard let wait else { return }
         tickSource = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, UInt32(clamping: max(1, wait)), trayTickFired,
                                                 Unmanaged.passUnretained(self).toOpaque(), nil)
     }
@@ -157,7 +162,7 @@ final class AgentTray {
         items.append(TrayMenuItem(id: ID.openWindow, label: "Open Time", visible: service.window.isAvailable) { [unowned self] in
             self.service.openWindow()
         })
-        let extra = (sections.undo?() ?? []) + (sections.away?() ?? [])
+        let extra = (sections.focus?() ?? []) + (sections.undo?() ?? []) + (sections.away?() ?? [])
         if !extra.isEmpty { items.append(.separator(id: ID.separatorExtra)); items += extra }
         items.append(.separator(id: ID.separatorBottom))
         let current = tracker.reminderMinutes

@@ -25,6 +25,15 @@ struct TimerProperties: Equatable {
     var weeklyTarget: UInt64 = 0
     var untrackedReminderMinutes: UInt32 = 0
     var dataRevision: UInt64 = 0
+    var focusState = "off"
+    var focusEnds: Int64 = 0
+    var focusCount: UInt32 = 0
+    var focusMinutes: UInt32 = 25
+    var breakMinutes: UInt32 = 5
+    var longBreakMinutes: UInt32 = 15
+    var longBreakEvery: UInt32 = 4
+    var focusAutoStart = false
+    var pauseInBreaks = true
 
     init() {}
 
@@ -56,6 +65,9 @@ struct TimerProperties: Equatable {
             "CanUndo": .string(canUndo), "Currency": .string(currency), "WeeklyTarget": .uint64(weeklyTarget),
             "UntrackedReminderMinutes": .uint32(untrackedReminderMinutes),
             "DataRevision": .uint64(dataRevision),
+            "FocusState": .string(focusState), "FocusEnds": .int64(focusEnds), "FocusCount": .uint32(focusCount),
+            "FocusMinutes": .uint32(focusMinutes), "BreakMinutes": .uint32(breakMinutes), "LongBreakMinutes": .uint32(longBreakMinutes),
+            "LongBreakEvery": .uint32(longBreakEvery), "FocusAutoStart": .bool(focusAutoStart), "PauseInBreaks": .bool(pauseInBreaks),
         ]
     }
 

@@ -39,6 +39,8 @@ public struct SessionRecord: Equatable {
     /// The device it runs or ran on, with sync on; `""` for this device.
     public var device: String
     public var segments: [(start: Int64, end: Int64)]
+    /// The sessions it overlaps (ids), as `ListSessions` says: time typed by hand is kept even so.
+    public var overlaps: [UInt64]
 
     public init(_ values: [String: DBusValue]) {
         id = values["id"]?.uint64Value ?? 0
@@ -55,6 +57,7 @@ public struct SessionRecord: Equatable {
                   let start = fields[0].integer, let end = fields[1].integer else { return nil }
             return (start, end)
         }
+        overlaps = (values["overlaps"]?.arrayValue ?? []).compactMap(\.uint64Value)
     }
 
     public var isOpen: Bool { end == 0 }
@@ -63,6 +66,7 @@ public struct SessionRecord: Equatable {
         a.id == b.id && a.projectID == b.projectID && a.project == b.project && a.start == b.start && a.end == b.end
             && a.active == b.active && a.state == b.state && a.note == b.note && a.device == b.device
             && a.segments.map(\.start) == b.segments.map(\.start) && a.segments.map(\.end) == b.segments.map(\.end)
+            && a.overlaps == b.overlaps
     }
 }
 

@@ -49,12 +49,11 @@ extension Tracker {
         }
     }
 
-    /// Edits a completed session: a new start shifts every segment; a new duration replaces them with one.
+    /// Edits a session: a new start shifts every segment of a completed one; a new duration replaces them
+    /// with one. The open session's own rules are in Tracker+Corrections.
     public func editSession(id: SessionID, changes: SessionChanges) throws {
         let original = try existingSession(id)
-        guard !original.isOpen else {
-            throw TrackerError.invalidArgument("Session \(id) is still open; stop it first (Stop, or timectl stop), then edit it.")
-        }
+        if original.isOpen { return try editOpenSession(original, changes: changes) }
         var session = original
         if let projectID = changes.projectID { session.projectID = try project(withID: projectID).id }
         var segmentsChanged = false

@@ -56,14 +56,16 @@ public struct ProjectChanges: Sendable {
     }
 }
 
-/// Which fields of a completed session to change (`EditSession`).
+/// Which fields of a session to change (`EditSession`); the open session takes start, project and note.
 public struct SessionChanges: Sendable {
     public var projectID: ProjectID?
     public var start: Int64?
     public var duration: String?
     public var note: String?
-    public init(projectID: ProjectID? = nil, start: Int64? = nil, duration: String? = nil, note: String? = nil) {
-        self.projectID = projectID; self.start = start; self.duration = duration; self.note = note
+    /// For the open session's new start: shorten the completed sessions it would overlap (Tracker+Corrections).
+    public var adjust: Bool
+    public init(projectID: ProjectID? = nil, start: Int64? = nil, duration: String? = nil, note: String? = nil, adjust: Bool = false) {
+        self.projectID = projectID; self.start = start; self.duration = duration; self.note = note; self.adjust = adjust
     }
 }
 
@@ -85,6 +87,8 @@ public final class Tracker {
     var categoriesByID: [Int64: Category] = [:]
     var openSession: WorkSession?
     private var reminderMinutesValue: UInt32 = Tracker.defaultReminderMinutes
+    /// The seconds of a minute of the focus timer's phases: 60 (end-to-end tests shorten it).
+    public var focusMinuteSeconds: Int64 = 60
 
     public static let defaultReminderMinutes: UInt32 = 60
     public static let maximumReminderMinutes: UInt32 = 7 * 24 * 60
@@ -202,6 +206,7 @@ public final class Tracker {
             let running = open.segments.last!
             try store.closeRunningSegment(of: open.id, at: max(now, running.start))
             try endAwaySpan(at: max(now, running.start))
+            try focusSessionPaused(at: max(now, running.start))
             openSession = try store.session(id: open.id)
         }
     }
@@ -213,6 +218,7 @@ public final class Tracker {
         try change {
             let lastEnd = open.segments.last?.end ?? open.start
             try store.openSegment(of: open.id, at: max(now, lastEnd))
+            try focusSessionResumed(at: max(now, lastEnd))
             openSession = try store.session(id: open.id)
         }
     }
@@ -234,11 +240,14 @@ public final class Tracker {
     @discardableResult
     public func stop() throws -> SessionID {
         guard let open = openSession else { throw TrackerError.idle }
-        try change { try complete(open, at: now) }
+        try change {
+            try complete(open, at: now)
+            try focusSessionStopped()
+        }
         return open.id
     }
 
-    private func complete(_ open: WorkSession, at time: Int64) throws {
+    func complete(_ open: WorkSession, at time: Int64) throws {
         var done = open
         if let last = done.segments.indices.last, done.segments[last].end == nil {
             done.segments[last].end = max(time, done.segments[last].start)

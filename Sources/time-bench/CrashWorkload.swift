@@ -35,6 +35,9 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
     do {
         let home = try DataHome(directory: folder)
         let tracker = home.tracker
+        // Focus phases of no length: each ends as soon as it starts, so a round records a
+        // completed phase with its session without waiting for one.
+        tracker.focusMinuteSeconds = 0
         try acknowledge(tracker)
         let now = Int64(time(nil))
         let year: Int64 = 365 * 86400
@@ -49,6 +52,12 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
         try writeTimewarrior(count: 140, endingBefore: now - 2 * year, into: source, spacing: 4 * 86400, projects: 1)
         _ = try tracker.importData(format: "timewarrior", path: source, dryRun: false)
         try acknowledge(tracker)
+        _ = try tracker.createProject(name: "Email", color: "", category: "")
+        try acknowledge(tracker)
+        for step in correctionSteps(tracker, project: "Writing", other: "Email", now: now) where log.count <= changes {
+            try step()
+            try acknowledge(tracker)
+        }
         var round = 0
         var failedInARow = 0
         while log.count <= changes && failedInARow < 40 {
@@ -58,6 +67,10 @@ func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
                 { try tracker.addCategory("Leisure \(r)") },
                 { _ = try tracker.createProject(name: "Reading \(r)", color: "", category: "Leisure \(r)") },
                 { _ = try tracker.startProject(r == 0 ? "Writing" : "Reading \(r)") },
+                { _ = try tracker.startFocus("") },
+                { try tracker.advanceFocus() },
+                { try tracker.skipPhase() },
+                { try tracker.setFocusMinutes(UInt32(20 + r % 10)) },
                 { try tracker.addSession(project: 1, start: now - 3 * year - Int64(r) * 86400, duration: "30m", note: "years back") },
                 { try tracker.pause() },
                 { try tracker.resume() },
@@ -129,6 +142,15 @@ func runCrashWorkloadWithSync(folder: String, acks: String, changes: Int) -> Int
         try acknowledge()
         var round = 0
         var made = 0  // the local changes (the batches above are acknowledged too, but are not those)
+        _ = try tracker.createProject(name: "Corrected", color: "", category: "")
+        try acknowledge()
+        for (index, step) in correctionSteps(tracker, project: "History", other: "Corrected", now: now).enumerated() where made < changes {
+            try step()
+            made += 1
+            try engine.publish(wallMilliseconds: Int64(time(nil)) * 1000)
+            try acknowledge()
+            if index % 4 == 3 { try engine.flushLog() }
+        }
         while made < changes {
             let r = round
             let steps: [() throws -> Void] = [

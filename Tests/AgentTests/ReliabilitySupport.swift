@@ -87,7 +87,7 @@ func contractTrimmed(_ text: String) -> String {
 /// at the level of signatures and properties.
 enum AllowedErrors {
     static let contract = ["NoSuchProject", "NoSuchCategory", "NoSuchSession", "NoCurrentSession", "AlreadyExists",
-                           "InvalidArgument", "ReadOnly", "StorageFailure",
+                           "InvalidArgument", "Overlap", "ReadOnly", "StorageFailure",
                            "NoSuchAway", "NothingToUndo", "NothingToRedo"].map { ContractError.prefix + $0 }
     static let standard = [BusError.invalidArgs, BusError.unknownMethod, BusError.propertyReadOnly, BusError.unknownProperty]
     static let all = Set(contract + standard)

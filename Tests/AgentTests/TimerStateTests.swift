@@ -306,7 +306,7 @@ final class TimerStateTests: XCTestCase {
         let listed = try agent.sessions()
         XCTAssertEqual(listed.count, 2)
         let first = try XCTUnwrap(listed.first { $0["id"] == .uint64(s1) })
-        XCTAssertEqual(Set(first.keys), ["id", "project_id", "project", "start", "end", "active", "state", "note", "segments", "device"])
+        XCTAssertEqual(Set(first.keys), ["id", "project_id", "project", "start", "end", "active", "state", "note", "segments", "device", "overlaps"])
         XCTAssertEqual(first["project_id"], .uint64(a))
         XCTAssertEqual(first["project"], .string("A"))
         XCTAssertEqual(first["start"], .int64(base))

@@ -170,16 +170,19 @@ final class SessionEditingTests: TrackerTestCase {
         XCTAssertNotEqual(t0, clock.time - 1800)
     }
 
-    func testOpenSessionCannotBeEditedOrDeleted() throws {
+    /// The open session cannot be deleted or given a duration (stop it, or StopAt); its start,
+    /// project and note can be edited (contract "Fixing what was forgotten", CorrectionTests).
+    func testOpenSessionCannotBeDeletedOrGivenADuration() throws {
         let id = try tracker.startProject("Writing")
         clock.advance(60)
-        assertTrackerError("InvalidArgument", try tracker.editSession(id: id, changes: SessionChanges(note: "x")))
-        assertTrackerError("InvalidArgument", try tracker.editSession(id: id, changes: SessionChanges(start: base - 60)))
+        assertTrackerError("InvalidArgument", try tracker.editSession(id: id, changes: SessionChanges(duration: "1h")))
         assertTrackerError("InvalidArgument", try tracker.deleteSession(id: id))
+        try tracker.editSession(id: id, changes: SessionChanges(start: base - 60, note: "x"))
         try tracker.pause()
         assertTrackerError("InvalidArgument", try tracker.deleteSession(id: id))
         XCTAssertEqual(try tracker.status().session?.id, id)
-        XCTAssertEqual(try tracker.status().session?.segments, [Segment(start: base, end: base + 60)])
+        XCTAssertEqual(try tracker.status().session?.note, "x")
+        XCTAssertEqual(try tracker.status().session?.segments, [Segment(start: base - 60, end: base + 60)])
         try tracker.stop()
         try tracker.deleteSession(id: id)
         assertTrackerError("NoSuchSession", try tracker.session(id: id))

@@ -90,7 +90,7 @@ final class MigrationTests: XCTestCase {
             """)
         var tracker = try open()
         XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
-        XCTAssertEqual(try sessionColumns(tracker), ["id", "project_id", "start", "end", "unrecorded_seconds", "note", "import_key", "gid"])
+        XCTAssertEqual(try sessionColumns(tracker), ["id", "project_id", "start", "end", "unrecorded_seconds", "note", "import_key", "gid", "focus"])
         XCTAssertEqual(tracker.projects(), expectedProjects)
         XCTAssertEqual(tracker.categories(), [Category(id: 2, name: "Home"), Category(id: 1, name: "Work")])
         XCTAssertEqual(tracker.reminderMinutes, 45)
@@ -176,7 +176,7 @@ final class MigrationTests: XCTestCase {
     func testEmptyStoreIsCreatedAtTheCurrentVersion() throws {
         let tracker = try Tracker(store: Store(path: path, create: true), clock: TestClock(now))
         XCTAssertEqual(try tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
-        XCTAssertEqual(try sessionColumns(tracker), ["id", "project_id", "start", "end", "unrecorded_seconds", "note", "import_key", "gid"])
+        XCTAssertEqual(try sessionColumns(tracker), ["id", "project_id", "start", "end", "unrecorded_seconds", "note", "import_key", "gid", "focus"])
         XCTAssertEqual(try tracker.status().state, .idle)
     }
 

@@ -63,6 +63,31 @@ struct Model {
         guard let id = openID, state == .paused else { return }
         sessions[id]!.segments.append(Segment(start: now, end: nil))
     }
+
+    /// EditSession on the open session (contract "Fixing what was forgotten"): no duration (that
+    /// is StopAt's); a start within 5 s ahead and 24 h back, not past its first stretch's end, and
+    /// (when earlier) not over a completed session (Overlap); it moves the first stretch's start.
+    /// Returns the error expected, or nil after applying the edit.
+    mutating func editOpen(_ session: WorkSession, _ changes: SessionChanges, now: Int64, notes: [(String, String)]) -> String? {
+        if changes.duration != nil { return "InvalidArgument" }
+        if let p = changes.projectID, !projects.contains(where: { $0.id == p }) { return "NoSuchProject" }
+        var edited = session
+        if var start = changes.start {
+            if start > now + 5 || start < now - 86_400 { return "InvalidArgument" }
+            start = min(start, now)
+            if let end = session.segments[0].end, start > end { return "InvalidArgument" }
+            if start < session.start, sessions.values.contains(where: { other in
+                guard let end = other.end else { return false }
+                return end > start && end > other.start
+            }) { return "Overlap" }
+            edited.start = start
+            edited.segments[0].start = start
+        }
+        if let p = changes.projectID { edited.projectID = p }
+        if let note = changes.note { edited.note = notes.first { $0.0 == note }!.1 }
+        sessions[session.id] = edited
+        return nil
+    }
 }
 
 final class RandomizedTests: TrackerTestCase {
@@ -201,7 +226,7 @@ final class RandomizedTests: TrackerTestCase {
             if random.chance(30) { changes.note = random.pick(notes).0 }
             var error: String?
             if let session = model.sessions[id] {
-                if session.end == nil { error = "InvalidArgument" }
+                if session.end == nil { error = model.editOpen(session, changes, now: now, notes: notes) }
                 else if let p = changes.projectID, !model.projects.contains(where: { $0.id == p }) { error = "NoSuchProject" }
                 else {
                     var edited = session

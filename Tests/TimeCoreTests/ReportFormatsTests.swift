@@ -205,11 +205,11 @@ final class ReportFormatsTests: TrackerTestCase {
         let json = try JSON.parse(try tracker.report(range: "2026-11", options: options("json")))
         guard case .object(let members) = json else { return XCTFail("not an object") }
         XCTAssertEqual(members.map(\.0), ["range", "from", "to", "timezone", "group", "columns", "round", "round_mode", "currency",
-                                          "total", "total_exact", "amount", "target", "groups"])
+                                          "total", "total_exact", "amount", "target", "overlapping", "focus", "groups"])
         XCTAssertEqual(json["columns"]?.arrayValue?.first, .object([("label", .string("2026-11-01")), ("from", .string("2026-11-01")), ("to", .string("2026-11-01"))]))
         let writing = try XCTUnwrap(json["groups"]?.arrayValue?.first { $0["name"]?.stringValue == "Writing" })
         guard case .object(let keys) = writing else { return XCTFail("not an object") }
-        XCTAssertEqual(keys.map(\.0), ["key", "name", "color", "category", "total", "total_exact", "columns", "rate", "amount", "target"])
+        XCTAssertEqual(keys.map(\.0), ["key", "name", "color", "category", "total", "total_exact", "columns", "rate", "amount", "target", "focus"])
         XCTAssertEqual(writing["key"]?.stringValue, "1")
         XCTAssertEqual(writing["color"]?.stringValue, "#3366cc")
         XCTAssertEqual(writing["category"]?.stringValue, "Work")

@@ -59,7 +59,7 @@ final class SyncFieldNotesMigrationTests: SyncTestCase {
                        "the record v9 noted is kept, to be compared whole")
         let triggers = try database.query("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") { $0.string(0) }
         XCTAssertFalse(triggers.contains { $0.hasPrefix("sync_dirty_") }, "v8's triggers are gone: \(triggers)")
-        XCTAssertEqual(triggers.filter { $0.hasPrefix("sync_notes_") }.count, 12)
+        XCTAssertEqual(triggers.filter { $0.hasPrefix("sync_notes_") }.count, 13, "v10's twelve and v13's of a session's focus phases")
 
         let settings = try XCTUnwrap(try home.tracker.syncSettings())
         XCTAssertEqual(settings.device, device)

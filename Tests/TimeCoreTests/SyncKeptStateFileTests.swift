@@ -37,7 +37,10 @@ final class SyncKeptStateFileTests: SyncTestCase {
         try Files.makePrivateDirectory(directory + "/v11")
         do {
             let store = try Store(path: path, create: true)
-            try store.database.execute(SyncReplicaStore.storeSchemaV9 + "PRAGMA user_version = 11;")
+            // Back to v11: the merged state's tables of v9, without v13's focus column and trigger.
+            try store.database.execute(SyncReplicaStore.storeSchemaV9 + """
+                DROP TRIGGER sync_notes_sessions_focus; ALTER TABLE sessions DROP COLUMN focus; PRAGMA user_version = 11;
+                """)
             let state = String(repeating: "x", count: 300)
             try store.database.execute("BEGIN")
             for index in 0..<3000 {

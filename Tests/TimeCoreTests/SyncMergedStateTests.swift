@@ -125,7 +125,7 @@ final class SyncMergedStateTests: SyncTestCase {
         let before = try sessions(laptop!.tracker)
         XCTAssertEqual(before.count, 5)
         (a, laptop) = (nil, nil)
-        // Back to what v8 wrote: no tables of the merged state (nor v10's rates and targets),
+        // Back to what v8 wrote: no tables of the merged state (nor v11's rates and targets, nor v13's focus),
         // positions of the other device only.
         do {
             let database = try SQLiteDatabase(path: directory + "/laptop/time.sqlite", mode: .readWrite)
@@ -137,6 +137,7 @@ final class SyncMergedStateTests: SyncTestCase {
             try database.execute("""
                 DELETE FROM meta WHERE key = 'sync_replica';
                 ALTER TABLE projects DROP COLUMN rate_cents; ALTER TABLE projects DROP COLUMN weekly_target;
+                DROP TRIGGER sync_notes_sessions_focus; ALTER TABLE sessions DROP COLUMN focus;
                 PRAGMA user_version = 8;
                 """)
             try database.execute(v8Notes)

@@ -164,9 +164,18 @@ final class EndToEndTests: XCTestCase {
             ("yesterday 14:30", 1_795_527_000),
             ("2026-03-29 03:30", 1_774_747_800),   // the first hour of summer time
         ]
-        for (index, (text, _)) in inputs.enumerated() {
-            let out = try ok("add", "writing", "--start", text, "--duration", "\(index + 1)m", "--note", text, env: clock)
-            XCTAssertTrue(out.hasPrefix("Added session \(index + 1): Writing"), out)
+        for (index, (text, start)) in inputs.enumerated() {
+            let added = try bus.runArray(["add", "writing", "--start", text, "--duration", "\(index + 1)m", "--note", text], env: clock)
+            XCTAssertEqual(added.status, 0, added.stderr)
+            XCTAssertTrue(added.stdout.hasPrefix("Added session \(index + 1): Writing"), added.stdout)
+            // Sessions typed to start at the same moment overlap: kept, with a warning naming the earlier ones.
+            let earlier = inputs[..<index].enumerated().filter { $0.element.1 == start }.map { "session \($0.offset + 1) (Writing " }
+            if earlier.isEmpty {
+                XCTAssertEqual(added.stderr, "", text)
+            } else {
+                XCTAssertTrue(added.stderr.hasPrefix("timectl: warning: session \(index + 1) (Writing "), added.stderr)
+                for name in earlier { XCTAssertTrue(added.stderr.contains(name), "\(text): \(added.stderr)") }
+            }
         }
         let listed = try bus.runArray(["sessions", "--json", "--from", "2026-01-01", "--to", "2026-12-31"], env: clock)
         let sessions = try XCTUnwrap(try listed.json() as? [[String: Any]])
@@ -285,7 +294,10 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try complete("timectl", "add", "Garden", "--d"), ["--duration"])
         XCTAssertEqual(try complete("timectl", "watch", "--format", ""), ["waybar", "json", "plain"])
         XCTAssertEqual(try complete("timectl", "status", "--"), ["--format", "--json", "--help"])
-        XCTAssertEqual(try complete("timectl", "start", "X", "--"), ["--category", "--color", "--no-create", "--help"])
+        XCTAssertEqual(try complete("timectl", "start", "X", "--"), ["--category", "--color", "--no-create", "--at", "--adjust", "--help"])
+        XCTAssertEqual(try complete("timectl", "stop", "--"), ["--at", "--help"])
+        XCTAssertEqual(try complete("timectl", "edit", "cu"), ["current"])
+        XCTAssertEqual(try complete("timectl", "sessions", "--o"), ["--overlaps"])
         XCTAssertEqual(try complete("timectl", "sessions", "--l"), ["--last-week"])
         XCTAssertEqual(try complete("timectl", "add", "Garden", "--e"), ["--end"])
         XCTAssertEqual(try complete("timectl", "report", "-"), ["--json", "--csv", "--timesheet", "--output", "-o", "--svg", "--png", "--month",
@@ -299,6 +311,10 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try complete("timectl", "project", "set", "Garden", "--"), ["--rate", "--target", "--help"])
         XCTAssertEqual(try complete("timectl", "reminders", "u"), ["untracked"])
         XCTAssertEqual(try complete("timectl", "cu"), ["currency"])
+        XCTAssertEqual(try complete("timectl", "focus", "s"), ["stop", "skip", "status", "set"])
+        XCTAssertEqual(try complete("timectl", "focus", "G"), ["Garden"])
+        XCTAssertEqual(try complete("timectl", "focus", "set", "--no"), ["--no-auto", "--no-pause-in-breaks"])
+        XCTAssertEqual(try complete("timectl", "focus", "extend", ""), ["5m", "10m", "15m"])
     }
 
     /// Completes a command line in a real interactive zsh, run in a pseudo-terminal by zsh's own
@@ -349,10 +365,14 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try fish("timectl start ").sorted(), ["Garden", "Writing", "Writing book"])
         XCTAssertEqual(try fish("timectl watch --format ").sorted(), ["json", "plain", "waybar"])
         XCTAssertEqual(try fish("timectl start Garden --no"), ["--no-create"])
+        XCTAssertEqual(try fish("timectl pause --a"), ["--at"])
+        XCTAssertEqual(try fish("timectl start Garden --ad"), ["--adjust"])
         XCTAssertEqual(try fish("timectl sessions --l"), ["--last-week"])
         XCTAssertEqual(try fish("timectl report --ro").sorted(), ["--round", "--round-mode"])
         XCTAssertEqual(try fish("timectl report --by ").sorted(), ["category", "project", "tag"])
         XCTAssertEqual(try fish("timectl project set Garden --r"), ["--rate"])
+        XCTAssertEqual(try fish("timectl focus s").sorted(), ["set", "skip", "status", "stop"])
+        XCTAssertEqual(try fish("timectl focus set --no").sorted(), ["--no-auto", "--no-pause-in-breaks"])
 
         let syntax = try Command.run("zsh", ["-n", completions + "/_timectl"], exactEnvironment: environment, timeout: 20)
         XCTAssertEqual(syntax.status, 0, syntax.stderr)
@@ -370,9 +390,13 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try zsh("timectl watch --format "), ["json", "plain", "waybar"])
         XCTAssertEqual(try zsh("timectl status --"), ["--format", "--help", "--json"])
         XCTAssertEqual(try zsh("timectl start Garden --no"), ["--no-create"])
+        XCTAssertEqual(try zsh("timectl stop --"), ["--at", "--help"])
+        XCTAssertEqual(try zsh("timectl sessions --o"), ["--overlaps"])
         XCTAssertEqual(try zsh("timectl sessions --l"), ["--last-week"])
         XCTAssertEqual(try zsh("timectl cu"), ["currency"])
         XCTAssertEqual(try zsh("timectl report --by "), ["category", "project", "tag"])
+        XCTAssertEqual(try zsh("timectl focus s"), ["set", "skip", "status", "stop"])
+        XCTAssertEqual(try zsh("timectl focus set --no"), ["--no-auto", "--no-pause-in-breaks"])
     }
 }
 

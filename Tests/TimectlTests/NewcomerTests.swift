@@ -222,7 +222,8 @@ final class NewcomerTests: XCTestCase {
     func testInvalidArgumentNamesTimectlCommands() throws {
         try ok("start", "Writing")
         try refusedInTimectlWords(["delete", "1"], naming: "('timectl stop')")
-        try refusedInTimectlWords(["edit", "1", "--note", "x"], naming: "('timectl stop')")
+        // The open session takes a new note, start or project; a duration is what stopping gives it.
+        try refusedInTimectlWords(["edit", "1", "--duration", "1h"], naming: "'timectl stop --at TIME'")
         let raw = try agentMessage("DeleteSession", [.uint64(1)])
         XCTAssertEqual(raw.name, "io.github.timetracker.Time1.Error.InvalidArgument")
         XCTAssertTrue(raw.message.contains("(Stop, or timectl stop)"), raw.message)

@@ -1,5 +1,5 @@
-"""Check 9 (`window-check.py shots`): pictures of the Now, Day and Week views (import, cut to the
-window), light or dark; the dark ones must be dark."""
+"""Check 9 (`window-check.py shots`): pictures of the Now, Day and Week views and of the Now view
+in a focus phase (import, cut to the window), light or dark; the dark ones must be dark."""
 import os
 import re
 import subprocess
@@ -7,6 +7,7 @@ import time
 
 import agent
 import atspi_tree as at
+import check_focus
 from app_window import Window
 from common import ensure_running, local, today
 from report import Failure, Report
@@ -76,6 +77,19 @@ def command_shots(args):
                 raise Failure(f"{path} has {colors} colours: an empty picture")
             return f"{path}, {colors} colours, mean grey {mean:.2f}"
         report.run(f"shot-{page.lower()}{args.suffix}", f"9. picture of the {page} view{args.suffix}", picture)
+    def focus_picture():
+        check_focus.start_for_picture()
+        try:
+            window.select_page("Now")
+            time.sleep(0.8)
+            path = os.path.join(args.output, f"window-focus{args.suffix}.png")
+            colors, _ = shoot(window, path)
+            if colors < 16:
+                raise Failure(f"{path} has {colors} colours: an empty picture")
+            return f"{path}, {colors} colours"
+        finally:
+            check_focus.stop_after_picture()
+    report.run(f"shot-focus{args.suffix}", f"9. picture of the Now view in a focus phase{args.suffix}", focus_picture)
     if args.suffix == "-dark" and means:
         mean = sum(means.values()) / len(means)
 

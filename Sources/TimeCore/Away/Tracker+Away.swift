@@ -146,11 +146,16 @@ extension Tracker {
         var updated = session
         updated.segments = AwayCut.segments(session.segments, endingAt: time)
         updated.end = max(time, session.start)
+        // Focus phases that ended while the person was away were not worked: they go too.
+        updated.focus = session.focus.filter { $0.end <= time }
         try store.updateSession(updated, previous: session, segmentsChanged: true)
         for later in try store.awaySpans() where later.sessionID == session.id {
             try store.deleteAwaySpan(id: later.id)
         }
-        if session.isOpen { openSession = nil }
+        if session.isOpen {
+            openSession = nil
+            try focusSessionStopped()  // as Stop does: the cycle ends
+        }
     }
 }
 

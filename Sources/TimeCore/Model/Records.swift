@@ -47,6 +47,8 @@ public struct WorkSession: Equatable, Sendable {
     public var importKey: String
     /// The same session on every device (docs/sync.md); given when stored.
     public var globalID: String = ""
+    /// The focus phases completed while this session was open (store v13, snapshot v11).
+    public var focus: [FocusSpan] = []
 
     public init(id: SessionID, projectID: ProjectID, start: Int64, end: Int64?, unrecordedSeconds: Int64, note: String, segments: [Segment],
                 importKey: String = "") {
@@ -94,5 +96,6 @@ extension WorkSession {
     public static func == (a: WorkSession, b: WorkSession) -> Bool {
         a.id == b.id && a.projectID == b.projectID && a.start == b.start && a.end == b.end
             && a.unrecordedSeconds == b.unrecordedSeconds && a.note == b.note && a.segments == b.segments && a.importKey == b.importKey
+            && a.focus == b.focus
     }
 }

@@ -7,6 +7,8 @@ public enum TrackerError: Error, Equatable, CustomStringConvertible {
     case noCurrentSession(String)
     case alreadyExists(String)
     case invalidArgument(String)
+    /// A time given would put the open session over a completed one (contract: "Fixing what was forgotten").
+    case overlap(String)
     case readOnly(String)
     case storageFailure(String)
     case noSuchAway(String)
@@ -22,6 +24,7 @@ public enum TrackerError: Error, Equatable, CustomStringConvertible {
         case .noCurrentSession: "NoCurrentSession"
         case .alreadyExists: "AlreadyExists"
         case .invalidArgument: "InvalidArgument"
+        case .overlap: "Overlap"
         case .readOnly: "ReadOnly"
         case .storageFailure: "StorageFailure"
         case .noSuchAway: "NoSuchAway"
@@ -33,7 +36,7 @@ public enum TrackerError: Error, Equatable, CustomStringConvertible {
     public var message: String {
         switch self {
         case .noSuchProject(let m), .noSuchCategory(let m), .noSuchSession(let m), .noCurrentSession(let m),
-             .alreadyExists(let m), .invalidArgument(let m), .readOnly(let m), .storageFailure(let m),
+             .alreadyExists(let m), .invalidArgument(let m), .overlap(let m), .readOnly(let m), .storageFailure(let m),
              .noSuchAway(let m),
              .nothingToUndo(let m), .nothingToRedo(let m):
             m

@@ -31,12 +31,15 @@ extension RangeReport {
             ("total_exact", .int(totalExact)),
             ("amount", .string(amountText(amountCents))),
             ("target", .int(target)),
+            ("overlapping", .int(Int64(overlappingSessions))),
+            ("focus", .int(Int64(focus))),
             ("groups", .array(groups.map { group in
                 .object([
                     ("key", .string(group.key)), ("name", .string(group.name)), ("color", .string(group.color)),
                     ("category", .string(group.category)), ("total", .int(group.total)), ("total_exact", .int(group.totalExact)),
                     ("columns", .array(group.columns.map(JSON.int))), ("rate", .string(group.rate)),
                     ("amount", .string(amountText(group.amountCents))), ("target", .int(group.target)),
+                    ("focus", .int(Int64(group.focus))),
                 ])
             })),
         ])

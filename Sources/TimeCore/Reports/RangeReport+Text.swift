@@ -64,8 +64,11 @@ extension RangeReport {
         if showExact { header.append(cell("Exact", 9)) }
         if showMoney { header += [cell("Rate", 10), cell(amountHeading, max(12, amountHeading.count + 2))] }
         if showTarget { header.append(cell("Target", 9)) }
+        // Completed focus phases, where any were (focus timer).
+        let showFocus = focus > 0
+        if showFocus { header.append(cell("Focus", 7)) }
         out += "\n" + row(heading, header)
-        func cells(total: Int64, exact: Int64, rate: String, amount: Int64?, target: Int64) -> [String] {
+        func cells(total: Int64, exact: Int64, rate: String, amount: Int64?, target: Int64, focus: Int) -> [String] {
             var result = [cell(duration(total), 9)]
             if showExact { result.append(cell(duration(exact), 9)) }
             if showMoney {
@@ -73,13 +76,14 @@ extension RangeReport {
                            cell(amount.map(Money.amountText) ?? "-", max(12, amountHeading.count + 2))]
             }
             if showTarget { result.append(cell(target > 0 ? WeeklyReport.clockDuration(target) : "-", 9)) }
+            if showFocus { result.append(cell(String(focus), 7)) }
             return result
         }
         for group in groups {
             out += row(displayName(group), cells(total: group.total, exact: group.totalExact, rate: group.rate,
-                                                 amount: group.amountCents, target: group.target))
+                                                 amount: group.amountCents, target: group.target, focus: group.focus))
         }
-        out += row("Total", cells(total: total, exact: totalExact, rate: "", amount: amountCents, target: target))
+        out += row("Total", cells(total: total, exact: totalExact, rate: "", amount: amountCents, target: target, focus: focus))
         if options.grouping == .tag {
             out += "\nTag rows overlap: a session with two tags counts in both; the total counts it once.\n"
         }
@@ -89,6 +93,9 @@ extension RangeReport {
         }
         if estimatedSessions > 0 {
             out += "\n\(plural(estimatedSessions, "session")) from an older store spread evenly over their span.\n"
+        }
+        if overlappingSessions > 0 {
+            out += "\n\(plural(overlappingSessions, "session")) overlap another: their shared time counts in each (timectl sessions --overlaps lists them).\n"
         }
         return out + targetLine
     }

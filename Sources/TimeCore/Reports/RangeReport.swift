@@ -20,6 +20,8 @@ public struct RangeReport: Equatable, Sendable {
         public var target: Int64 = 0
         /// Sessions counted in the group.
         public var sessions = 0
+        /// Focus phases completed in the range (their end within it) by the group's sessions.
+        public var focus = 0
         public var total: Int64 { columns.reduce(0, +) }
 
         /// Rounded seconds × rate per column, summed exactly (for amounts per column).
@@ -43,6 +45,12 @@ public struct RangeReport: Equatable, Sendable {
     public let target: Int64
     /// Sessions spread proportionally because their segments were never recorded.
     public private(set) var estimatedSessions = 0
+    /// Sessions in the range whose span overlaps another's there (contract: `overlapping`).
+    public private(set) var overlappingSessions = 0
+    /// Focus phases completed in the range (Report json's `focus`): a phase counts where it ends.
+    public private(set) var focus = 0
+    /// The same per column (where each phase ended).
+    public private(set) var focusColumns: [Int]
     public var total: Int64 { columnTotals.reduce(0, +) }
 
     let grid: TimeGrid
@@ -80,12 +88,15 @@ public struct RangeReport: Equatable, Sendable {
         currency = context.plans.currency
         target = PlanSettings.share(of: context.plans.weeklyTarget, days: range.days)
         columnTotals = [Int64](repeating: 0, count: columns.count)
+        focusColumns = [Int](repeating: 0, count: columns.count)
 
         var groupIndex: [String: Int] = [:]
         var projectCentSeconds: [ProjectID: Int64] = [:]
+        var counted: [WorkSession] = []
         for session in sessions where RangeReport.keeps(session, options) {
             let cut = SessionCut(session, grid: grid, now: context.now)
             guard cut.touches else { continue }
+            counted.append(session)
             if cut.estimated { estimatedSessions += 1 }
             let project = context.projects[session.projectID]
             let rate = project?.rateCents
@@ -97,8 +108,16 @@ public struct RangeReport: Equatable, Sendable {
                 groupIndex[member.key] = groups.count - 1
                 return groups.count - 1
             }
+            var phases = 0
+            for span in session.focus {
+                guard let column = grid.column(of: span.end) else { continue }
+                focusColumns[column] += 1
+                phases += 1
+            }
+            focus += phases
             for index in indices {
                 groups[index].sessions += 1
+                groups[index].focus += phases
                 groups[index].rates.insert(rate)
                 if rate != nil { groups[index].hasRatedTime = true }
             }
@@ -117,6 +136,7 @@ public struct RangeReport: Equatable, Sendable {
                 }
             }
         }
+        overlappingSessions = Overlaps.count(counted, now: context.now)
         if context.listTargets { addTargetRows(&groupIndex, context: context) }
         finishGroups(context: context)
         if options.grouping == .tag {

@@ -19,6 +19,14 @@ struct ReportChart {
     var labels: [String]
     var series: [Series]
     var columnTotals: [Int64]
+    /// Drawn for a dark colour scheme (a renderer that reads no media query, such as librsvg,
+    /// draws the light one otherwise).
+    var dark = false
+
+    private static let darkColors = ".card{fill:#242424;stroke:#404040}.text{fill:#f0f0f0}.muted{fill:#b0b0b0}.grid{stroke:#3a3a3a}"
+    private static let lightStyle = ".card{fill:#ffffff;stroke:#d0d0d0}.text{fill:#202020}.muted{fill:#606060}.grid{stroke:#e0e0e0}.axis{stroke:#808080}\n"
+        + "@media (prefers-color-scheme: dark){\(darkColors)}"
+    private static let darkStyle = ".axis{stroke:#909090}" + darkColors
 
     var svg: String {
         let count = max(1, labels.count)
@@ -39,8 +47,7 @@ struct ReportChart {
         var out = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="DejaVu Sans, Cantarell, sans-serif">
         <style>
-        .card{fill:#ffffff;stroke:#d0d0d0}.text{fill:#202020}.muted{fill:#606060}.grid{stroke:#e0e0e0}.axis{stroke:#808080}
-        @media (prefers-color-scheme: dark){.card{fill:#242424;stroke:#404040}.text{fill:#f0f0f0}.muted{fill:#b0b0b0}.grid{stroke:#3a3a3a}}
+        \(dark ? Self.darkStyle : Self.lightStyle)
         </style>
         <rect class="card" x="0.5" y="0.5" width="\(width - 1)" height="\(height - 1)" rx="8"/>
         <text class="text" x="\(left - 40)" y="30" font-size="18" font-weight="bold">\(TextEscape.markup(title))</text>
@@ -103,7 +110,10 @@ struct ReportChart {
 extension RangeReport {
     /// The chart over the range's columns, each group in its project's color (categories and
     /// tags in the palette's, uncategorized and untagged grey).
-    public var svg: String {
+    public var svg: String { svg(dark: false) }
+
+    /// The chart drawn for a dark colour scheme (`dark`) or a light one that follows the viewer's.
+    public func svg(dark: Bool) -> String {
         let series = groups.enumerated().map { index, group in
             let color = options.grouping == .project ? group.color
                 : group.key.isEmpty ? "#888888" : TextInput.palette[index % TextInput.palette.count]
@@ -111,7 +121,7 @@ extension RangeReport {
         }
         return ReportChart(title: "Report \(range.name): \(WeeklyReport.clockDuration(total))",
                            subtitle: "\(range.first) to \(range.last) (\(timeZone)), by \(options.grouping.rawValue)",
-                           labels: chartLabels, series: series, columnTotals: columnTotals).svg
+                           labels: chartLabels, series: series, columnTotals: columnTotals, dark: dark).svg
     }
 
     private static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]

@@ -78,6 +78,10 @@ extension WeeklyReport {
             out += "\n"
             for line in used { out += row(line.name.isEmpty ? "(uncategorized)" : line.name, line.days, line.total) }
         }
+        if focusDays.contains(where: { $0 > 0 }) {
+            out += "\n" + cell("Focus", nameWidth, right: false) + focusDays.map { cell($0 == 0 ? "-" : String($0), 6, right: true) }.joined()
+                + cell(String(focusDays.reduce(0, +)), 8, right: true) + "\n"
+        }
         if estimatedSessions > 0 {
             out += "\n\(estimatedSessions) session\(estimatedSessions == 1 ? "" : "s") from an older store spread evenly over their span.\n"
         }

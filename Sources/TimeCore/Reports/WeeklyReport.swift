@@ -21,6 +21,8 @@ public struct WeeklyReport: Equatable, Sendable {
     public var categories: [CategoryLine]
     /// Sessions whose time was spread proportionally because their segments were never recorded.
     public var estimatedSessions: Int
+    /// Focus phases completed per day (where each ended), Monday first.
+    public var focusDays: [Int] = [Int](repeating: 0, count: 7)
     public var total: Int64 { days.reduce(0, +) }
 
     /// Cuts every session at the week's local midnights; the open session counts up to `now`.
@@ -54,5 +56,6 @@ public struct WeeklyReport: Equatable, Sendable {
         let lines = self.projects
         self.days = (0..<7).map { day in lines.reduce(0) { $0 + $1.days[day] } }
         estimatedSessions = engine.estimatedSessions
+        focusDays = engine.focusColumns
     }
 }

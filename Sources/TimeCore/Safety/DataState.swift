@@ -11,10 +11,14 @@ public struct DataState: Equatable, Sendable {
     public var dataID: String
     /// The currency, the overall weekly target and the not-tracking reminder (snapshot v10).
     public var plans: PlanSettings
+    /// The focus settings and cycle (snapshot v11).
+    public var focus: FocusData
 
     public init(categories: [Category], projects: [Project], sessions: [WorkSession], reminderMinutes: UInt32,
-                away: AwayState = AwayState(), dataID: String = "", plans: PlanSettings = PlanSettings()) {
+                away: AwayState = AwayState(), dataID: String = "", plans: PlanSettings = PlanSettings(),
+                focus: FocusData = FocusData()) {
         self.away = away
+        self.focus = focus
         self.plans = plans
         self.dataID = dataID
         self.categories = categories.sorted { $0.id < $1.id }
@@ -28,7 +32,8 @@ public struct DataState: Equatable, Sendable {
     public init(store: Store) throws {
         self.init(categories: try store.categories(), projects: try store.projects(), sessions: try store.allSessions(),
                   reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-                  away: try store.awayState(), dataID: try store.meta("data_id") ?? "", plans: try store.planSettings())
+                  away: try store.awayState(), dataID: try store.meta("data_id") ?? "", plans: try store.planSettings(),
+                  focus: try store.focusData())
     }
 
     /// Relationships that must hold: every project's category and every session's project exist,
@@ -75,6 +80,7 @@ public struct DataState: Equatable, Sendable {
         if away != other.away { found.append("away settings or spans differ") }
         if dataID != other.dataID { found.append("data id differs") }
         if plans != other.plans { found.append("currency, weekly target or not-tracking reminder differ") }
+        if focus != other.focus { found.append("focus settings or cycle differ") }
         return found
     }
 }

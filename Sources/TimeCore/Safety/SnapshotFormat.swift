@@ -29,8 +29,11 @@
 /// - v10: v9 plus `rateCents` and `weeklyTarget` on a project that has them (absent otherwise),
 ///   and `currency`, `weeklyTarget` and `untrackedReminderMinutes` in `settings`
 ///   (SnapshotFormat+Plans). v9 → v10 adds nothing: what is absent is none.
+/// - v11: v10 plus `focus` on a session with completed focus phases (`[[start, end], …]`) and the
+///   payload's `focus` object (settings and cycle) when not the defaults (SnapshotFormat+Focus).
+///   v10 → v11 adds nothing: no phases, default settings, the cycle off.
 public enum SnapshotFormat {
-    public static let currentVersion: Int64 = 10
+    public static let currentVersion: Int64 = 11
     public static let oldestVersion: Int64 = 2
     static let formatName = "time-tracker-snapshot"
 
@@ -65,6 +68,7 @@ public enum SnapshotFormat {
     /// chunks hold thousands of sessions and this is the hot path of a snapshot.
     static func sessionJSON(_ session: WorkSession) -> JSON {
         var members: [(String, JSON)] = [("end", session.end.map(JSON.int) ?? .null)]
+        if !session.focus.isEmpty { members.append(("focus", focusJSON(session.focus))) }
         if !session.globalID.isEmpty { members.append(("gid", .string(session.globalID))) }
         members.append(("id", .int(session.id)))
         if !session.importKey.isEmpty { members.append(("importKey", .string(session.importKey))) }
@@ -129,24 +133,29 @@ public enum SnapshotFormat {
     /// Written by hand, objects with their keys already in order: this runs on every change.
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
                         openSession: WorkSession?, chunkList: String, todaysSessions: String = "",
-                        away: String = "", dataID: String = "", plans: PlanSettings = PlanSettings()) -> String {
+                        away: String = "", dataID: String = "", plans: PlanSettings = PlanSettings(),
+                        focus: String = "") -> String {
         payload(records: records(categories: categories, projects: projects), openSession: openSession, chunkList: chunkList,
                 todaysSessions: todaysSessions, away: away,
-                settings: settings(reminderMinutes: reminderMinutes, dataID: dataID, plans: plans))
+                settings: settings(reminderMinutes: reminderMinutes, dataID: dataID, plans: plans), focus: focus)
     }
 
     /// The same from its parts serialized already: `records` (categories and projects, which a
     /// timer change leaves as they were, so the keeper keeps them serialized) and `settings`.
     static func payload(records: Records, openSession: WorkSession?, chunkList: String, todaysSessions: String,
-                        away: String, settings: String) -> String {
+                        away: String, settings: String, focus: String = "") -> String {
         var out = ""
         out.reserveCapacity(records.categories.utf8.count + records.projects.utf8.count + chunkList.utf8.count
-                            + todaysSessions.utf8.count + away.utf8.count + settings.utf8.count + 1024)
+                            + todaysSessions.utf8.count + away.utf8.count + settings.utf8.count + focus.utf8.count + 1024)
         out += away.isEmpty ? "{" : "{\"away\":" + away + ","
         out += "\"categories\":"
         out += records.categories
         out += ",\"chunks\":"
         out += chunkList
+        if !focus.isEmpty {
+            out += ",\"focus\":"
+            out += focus
+        }
         out += ",\"openSession\":"
         (openSession.map(sessionJSON) ?? .null).write(to: &out)
         out += ",\"projects\":"
@@ -161,80 +170,8 @@ public enum SnapshotFormat {
         return out
     }
 
-    /// Categories and projects as the payload holds them (the lists, sorted by id), with the
-    /// records they were written from, so that equal records need not be written again.
-    struct Records {
-        var categoryRecords: [Category]
-        var projectRecords: [Project]
-        var categories: String
-        var projects: String
-
-        /// Whether these are the records the lists were written from, field by written field
-        /// (the records' own `==` leaves out the global id; a field `records` writes is compared here).
-        func hold(categories: [Category], projects: [Project]) -> Bool {
-            categories.count == categoryRecords.count && projects.count == projectRecords.count
-                && zip(categories, categoryRecords).allSatisfy { $0.id == $1.id && $0.name == $1.name && $0.globalID == $1.globalID }
-                && zip(projects, projectRecords).allSatisfy {
-                    $0.id == $1.id && $0.name == $1.name && $0.color == $1.color && $0.categoryID == $1.categoryID
-                        && $0.archived == $1.archived && $0.globalID == $1.globalID && $0.rateCents == $1.rateCents
-                        && $0.weeklyTarget == $1.weeklyTarget
-                }
-        }
-    }
-
-    static func records(categories: [Category], projects: [Project]) -> Records {
-        var out = "["
-        for (index, category) in categories.sorted(by: { $0.id < $1.id }).enumerated() {
-            out += index == 0 ? "{" : ",{"
-            appendGlobalID(category.globalID, to: &out)
-            out += "\"id\":"
-            out += String(category.id)
-            out += ",\"name\":"
-            JSON.writeString(category.name, to: &out)
-            out += "}"
-        }
-        out += "]"
-        var list = "["
-        list.reserveCapacity(120 * projects.count + 2)
-        for (index, project) in projects.sorted(by: { $0.id < $1.id }).enumerated() {
-            list += index == 0 ? "{\"archived\":" : ",{\"archived\":"
-            list += project.archived ? "true" : "false"
-            list += ",\"categoryId\":"
-            list += project.categoryID.map { String($0) } ?? "null"
-            list += ",\"color\":"
-            JSON.writeString(project.color, to: &list)
-            list += ","
-            appendGlobalID(project.globalID, to: &list)
-            list += "\"id\":"
-            list += String(project.id)
-            list += ",\"name\":"
-            JSON.writeString(project.name, to: &list)
-            appendPlan(of: project, to: &list)
-            list += "}"
-        }
-        list += "]"
-        return Records(categoryRecords: categories, projectRecords: projects, categories: out, projects: list)
-    }
-
-    /// The `settings` object.
-    static func settings(reminderMinutes: UInt32, dataID: String, plans: PlanSettings) -> String {
-        var out = "{\"currency\":"
-        JSON.writeString(plans.currency, to: &out)
-        out += ","
-        if !dataID.isEmpty {
-            out += "\"dataId\":"
-            JSON.writeString(dataID, to: &out)
-            out += ","
-        }
-        out += "\"reminderMinutes\":"
-        out += String(reminderMinutes)
-        appendPlanSettings(plans, to: &out)
-        out += "}"
-        return out
-    }
-
     /// `"gid":"…",` (v8), nothing for a record without one.
-    private static func appendGlobalID(_ globalID: String, to out: inout String) {
+    static func appendGlobalID(_ globalID: String, to out: inout String) {
         guard !globalID.isEmpty else { return }
         out += "\"gid\":"
         JSON.writeString(globalID, to: &out)
@@ -347,6 +284,8 @@ public enum SnapshotFormat {
         // v7 → v8: records without `gid` get a new one when they are restored.
         // v9 → v10: a project without `rateCents` or `weeklyTarget` has none; settings without
         // `currency`, `weeklyTarget` or `untrackedReminderMinutes` have none (decodePlan).
+        // v10 → v11: a session without `focus` has no focus phases; a payload without `focus`
+        // has the default focus settings and no cycle (decodeFocusData).
         return current
     }
 
@@ -365,6 +304,7 @@ public enum SnapshotFormat {
             return Segment(start: from, end: values[1].isNull ? nil : try integer(values[1]))
         }, importKey: json["importKey"]?.stringValue ?? "")
         session.globalID = json["gid"]?.stringValue ?? ""
+        session.focus = try decodeFocusSpans(json["focus"])
         return session
     }
 
@@ -399,6 +339,6 @@ public enum SnapshotFormat {
         return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes),
                          away: try decodeAway(payload["away"]),
                          dataID: payload["settings"]?["dataId"]?.stringValue ?? "",
-                         plans: try decodePlanSettings(payload["settings"]))
+                         plans: try decodePlanSettings(payload["settings"]), focus: try decodeFocusData(payload["focus"]))
     }
 }

@@ -22,6 +22,7 @@ extension SnapshotKeeper {
             try store.setMeta("reminder_minutes", String(state.reminderMinutes))
             try store.restoreAway(state.away)
             try store.setPlanSettings(state.plans)
+            try store.setFocusData(state.focus)
             if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
             if let stateHash { try store.setMeta("snapshot_state", stateHash) }
             if let sequence { try store.setMeta(sequenceKey, String(sequence)) }

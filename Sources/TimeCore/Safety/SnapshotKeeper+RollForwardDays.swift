@@ -106,6 +106,7 @@ extension SnapshotKeeper {
             try store.setMeta("reminder_minutes", String(target.reminderMinutes))
             try store.restoreAway(target.away)
             try store.setPlanSettings(target.plans)
+            try store.setFocusData(target.focus)
             if !target.dataID.isEmpty { try store.setMeta("data_id", target.dataID) }
             try store.setMeta("snapshot_state", entry.stateHash)
             try store.setMeta(SnapshotKeeper.sequenceKey, String(entry.sequence))
@@ -121,9 +122,11 @@ extension SnapshotKeeper {
         if let open = try store.openSession() { touched[open.id] = open }
         let stored = DataState(categories: try store.categories(), projects: try store.projects(), sessions: Array(touched.values),
                                reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-                               away: try store.awayState(), dataID: try store.meta("data_id") ?? "", plans: try store.planSettings())
+                               away: try store.awayState(), dataID: try store.meta("data_id") ?? "", plans: try store.planSettings(),
+                               focus: try store.focusData())
         let expected = DataState(categories: target.categories, projects: target.projects, sessions: incoming,
-                                 reminderMinutes: target.reminderMinutes, away: target.away, dataID: target.dataID, plans: target.plans)
+                                 reminderMinutes: target.reminderMinutes, away: target.away, dataID: target.dataID, plans: target.plans,
+                                 focus: target.focus)
         let differences = stored.differences(from: expected)
         let count = try store.database.queryFirst("SELECT count(*) FROM sessions") { $0.int(0) } ?? -1
         guard differences.isEmpty, count == Int64(total) else {

@@ -281,7 +281,8 @@ public final class SnapshotKeeper: ChangeRecorder {
             todaysSessions: inlineCache ?? "", away: SnapshotFormat.awayJSON(try store.awayState()),
             settings: SnapshotFormat.settings(
                 reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-                dataID: try store.meta("data_id") ?? "", plans: try store.planSettings()))
+                dataID: try store.meta("data_id") ?? "", plans: try store.planSettings()),
+            focus: SnapshotFormat.focusDataJSON(try store.focusData()))
         PathTrace.mark("snapshot: payload read and serialised")
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         PathTrace.mark("snapshot: payload checksum")

@@ -16,8 +16,10 @@
 /// v12: the merged state of v9 leaves the store for a file of its own (SyncReplicaStore.swift),
 ///      so that a start's quick_check and raw archive read only the data: copied there first
 ///      (Store.init), then dropped from the store, which is compacted once (VACUUM).
+/// v13: the focus timer (FocusModel.swift): a session's completed focus phases (`focus`); the
+///      focus settings and the cycle are settings in `meta`.
 enum Schema {
-    static let currentVersion: Int64 = 12
+    static let currentVersion: Int64 = 13
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -77,6 +79,7 @@ enum Schema {
         Migration(version: 10, name: "sync field notes", sql: SyncStore.fieldNotesSchema),
         Migration(version: 11, name: "rates and targets", sql: PlanSettings.schema),
         Migration(version: 12, name: "sync merged state apart", sql: SyncReplicaStore.storeSchemaV12),
+        Migration(version: 13, name: "focus", sql: FocusSpan.schema),
     ]
 
     enum Status: Equatable {

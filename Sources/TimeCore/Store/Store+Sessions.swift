@@ -2,7 +2,7 @@
 /// Sessions and their segments: typed reads and writes (ids never reused, ranges bounded by
 /// the longest span, changed days noted for the snapshot).
 extension Store {
-    private static let sessionColumns = "id, project_id, start, end, unrecorded_seconds, note, coalesce(import_key, ''), coalesce(gid, '')"
+    private static let sessionColumns = "id, project_id, start, end, unrecorded_seconds, note, coalesce(import_key, ''), coalesce(gid, ''), coalesce(focus, '')"
 
     private func sessions(where condition: String, _ values: [SQLValue]) throws -> [WorkSession] {
         let statement = try database.statement("SELECT \(Store.sessionColumns) FROM sessions WHERE \(condition) ORDER BY start, id")
@@ -14,6 +14,7 @@ extension Store {
             var session = WorkSession(id: row.int(0), projectID: row.int(1), start: row.int(2), end: row.optionalInt(3),
                                       unrecordedSeconds: row.int(4), note: row.string(5), segments: [], importKey: row.string(6))
             session.globalID = row.string(7)
+            session.focus = FocusSpan.spans(storeText: row.string(8))
             found.append(session)
         }
         return try withSegments(found)
@@ -146,10 +147,11 @@ extension Store {
     func insertSession(_ session: WorkSession, keepingID: Bool = false) throws -> SessionID {
         let id = keepingID ? session.id : try nextSessionID()
         let globalID = session.globalID.isEmpty ? SyncRecord.newID() : session.globalID
-        try database.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note, import_key, gid) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+        try database.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note, import_key, gid, focus) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          .integer(id), .integer(session.projectID), .integer(session.start),
                          session.end.map(SQLValue.integer) ?? .null, .integer(session.unrecordedSeconds), .text(session.note),
-                         session.importKey.isEmpty ? .null : .text(session.importKey), .text(globalID))
+                         session.importKey.isEmpty ? .null : .text(session.importKey), .text(globalID),
+                         FocusSpan.storeValue(session.focus))
         if !keepingID { try setMeta("last_session_id", String(id)) }
         try insertSegments(session.segments, of: id)
         try noteSpan(of: session)
@@ -182,6 +184,7 @@ extension Store {
         try database.run("UPDATE sessions SET project_id = ?, start = ?, end = ?, unrecorded_seconds = ?, note = ? WHERE id = ?",
                          .integer(session.projectID), .integer(session.start), session.end.map(SQLValue.integer) ?? .null,
                          .integer(session.unrecordedSeconds), .text(session.note), .integer(session.id))
+        if session.focus != previous.focus { try updateFocus(of: session) }
         if segmentsChanged {
             try database.run("DELETE FROM segments WHERE session_id = ?", .integer(session.id))
             try insertSegments(session.segments, of: session.id)

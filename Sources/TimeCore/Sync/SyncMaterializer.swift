@@ -174,6 +174,7 @@ struct SyncMaterializer {
                                   end: fields["end"]?.intValue, unrecordedSeconds: fields["unrecorded"]?.intValue ?? 0,
                                   note: fields["note"]?.stringValue ?? "", segments: segments, importKey: existing?.importKey ?? "")
         session.globalID = gid
+        session.focus = SyncProjection.focus(of: entity)
         if let existing {
             if existing != session { try store.updateSession(session, previous: existing, segmentsChanged: existing.segments != segments) }
         } else {

@@ -33,7 +33,7 @@ struct SyncProjection {
     /// The fields the store holds of each kind.
     static let names: [SyncKind: [String]] = [
         .category: ["name"], .project: ["name", "color", "category", "archived"],
-        .session: ["project", "start", "end", "note", "unrecorded", "segments"],
+        .session: ["project", "start", "end", "note", "unrecorded", "segments", "focus"],
     ]
 
     func fields(_ entity: SyncEntity) -> [String: JSON] {
@@ -57,6 +57,7 @@ struct SyncProjection {
         case (.session, "end"): return value?.intValue.map(JSON.int) ?? .null
         case (.session, "segments"):
             return .array(SyncProjection.segments(of: entity).map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) })
+        case (.session, "focus"): return SyncFields.focus(SyncProjection.focus(of: entity))
         default: return value
         }
     }
@@ -70,6 +71,16 @@ struct SyncProjection {
         guard !gid.isEmpty else { return "" }
         let target = categoryTargets[gid] ?? gid
         return replica.entity(.category, target)?.isLive == true && storeHasCategory(target) ? target : ""
+    }
+
+    /// A session's completed focus phases as records carry them: `[start, end]` pairs (none when
+    /// the record has no `focus`, as a record of a device before the focus timer); others are dropped.
+    static func focus(of entity: SyncEntity) -> [FocusSpan] {
+        (entity["focus"]?.arrayValue ?? []).compactMap { pair in
+            guard let values = pair.arrayValue, values.count == 2, let start = values[0].intValue, let end = values[1].intValue,
+                  end >= start else { return nil }
+            return FocusSpan(start: start, end: end)
+        }
     }
 
     /// A session's segments as records carry them: `[start, end-or-null]` pairs; others are dropped.

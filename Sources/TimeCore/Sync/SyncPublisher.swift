@@ -177,6 +177,10 @@ enum SyncFields {
             "project": .string(projectGID), "start": .int(session.start), "end": session.end.map(JSON.int) ?? .null,
             "note": .string(session.note), "unrecorded": .int(session.unrecordedSeconds),
             "segments": .array(session.segments.map { .array([.int($0.start), $0.end.map(JSON.int) ?? .null]) }),
+            "focus": focus(session.focus),
         ]
     }
+
+    /// The completed focus phases of a session: `[[start, end], …]`.
+    static func focus(_ spans: [FocusSpan]) -> JSON { .array(spans.map { .array([.int($0.start), .int($0.end)]) }) }
 }

@@ -18,6 +18,10 @@ public struct DayModel: Equatable {
         public var isOpen: Bool
         /// The accessible description of the row (read after its title): active time, note, device.
         public var summary: String
+        /// "Overlaps Email 09:30–10:30": the sessions its time overlaps (kept, but counted twice); nil when none.
+        public var overlapNote: String?
+        /// This device's open session: its start can be corrected ("Started at").
+        public var startEditable: Bool
     }
 
     public var dayStart: Int64
@@ -41,7 +45,9 @@ public struct DayModel: Equatable {
                        active: Shown.hoursMinutes(active), note: session.note, device: device,
                        editable: !session.isOpen && device.isEmpty && session.id != 0, isOpen: session.isOpen,
                        summary: [Shown.hoursMinutes(active), session.note, device.isEmpty ? "" : "on \(device)"]
-                           .filter { !$0.isEmpty }.joined(separator: ", "))
+                           .filter { !$0.isEmpty }.joined(separator: ", "),
+                       overlapNote: Self.overlapNote(session, among: sessions, dayStart: dayStart, now: now),
+                       startEditable: session.isOpen && device.isEmpty && session.id != 0)
         }
         // Only the part of each session that fell inside the day counts toward its total.
         var seconds: Int64 = 0
@@ -56,6 +62,20 @@ public struct DayModel: Equatable {
             }
         }
         total = "Total " + Shown.hoursMinutes(seconds)
+    }
+
+    /// "Overlaps Email 09:30–10:30, Writing 10:00–now"; a session outside the day's list by its id.
+    static func overlapNote(_ session: SessionRecord, among sessions: [SessionRecord], dayStart: Int64, now: Int64) -> String? {
+        guard !session.overlaps.isEmpty else { return nil }
+        let nextDay = LocalTime.startOfDay(dayStart, offset: 1)
+        func when(_ time: Int64) -> String {
+            time >= dayStart && time < nextDay ? LocalTime.clockString(time) : LocalTime.dateTimeString(time)
+        }
+        let named = session.overlaps.map { id -> String in
+            guard let other = sessions.first(where: { $0.id == id }) else { return "session \(id)" }
+            return "\(other.project) \(when(other.start))–\(other.isOpen ? "now" : when(other.end))"
+        }
+        return "Overlaps " + named.joined(separator: ", ")
     }
 
     /// `ListSessions` for the day: sessions overlapping [day start, next day start), all projects.

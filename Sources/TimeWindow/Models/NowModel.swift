@@ -26,6 +26,14 @@ public struct NowModel: Equatable {
     public var canChange: Bool
     /// The elapsed label moves (running): the view ticks once a second while it is visible.
     public var ticks: Bool
+    /// "Started at 09:12", a button that corrects the start (accessible name "Started at"); nil when idle.
+    public var startedAt: String?
+    /// "09:12" (the open session's start), read after the button's name; "" when idle.
+    public var startedTime: String
+    /// "Paused since…" and "Stop at…" (an open session); "Start at…" is always there.
+    public var showsCorrections: Bool
+    /// The focus timer's phase, its bar and buttons (NowModel+Focus).
+    public var focus: FocusShown
 
     public struct AwayLine: Equatable {
         public var id: UInt64
@@ -69,13 +77,19 @@ public struct NowModel: Equatable {
         default: storageBanner = nil
         }
         canChange = connected && !p.isReadOnly
-        ticks = state == "running"
+        startedTime = open && p.sessionStart > 0 ? LocalTime.clockString(p.sessionStart) : ""
+        startedAt = startedTime.isEmpty ? nil : "Started at \(startedTime)"
+        showsCorrections = open
+        focus = FocusShown(properties: p, now: now)
+        ticks = state == "running" || focus.ticks
     }
 
     /// Whether only what a tick moves (the elapsed time, the totals) differs from `other`.
     public func sameExceptTime(as other: NowModel) -> Bool {
+        guard focus.sameExceptTime(as: other.focus) else { return false }
         var a = self, b = other
         (a.elapsed, a.totals, b.elapsed, b.totals) = ("", "", "", "")
+        (a.focus, b.focus) = (other.focus, other.focus)
         return a == b
     }
 

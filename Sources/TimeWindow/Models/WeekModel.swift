@@ -92,8 +92,10 @@ public struct WeekModel: Equatable {
         self.categories = rows(byCategory, unnamed: "Uncategorized").map { row in var r = row; r.amount = ""; return r }
         showsAmounts = self.projects.contains { !$0.amount.isEmpty }
         let target = byProject["target"]?.intValue ?? 0
+        let focus = byProject["focus"]?.intValue ?? 0
         total = "Total " + Shown.hoursMinutes(byProject["total"]?.intValue ?? 0)
             + (target > 0 ? " of \(Shown.hoursMinutes(target))" : "")
+            + (focus > 0 ? " · \(focus) focus phase\(focus == 1 ? "" : "s")" : "")
     }
 
     /// The range the agent's `Report` takes for the week starting at `weekStart`.
@@ -104,8 +106,12 @@ public struct WeekModel: Equatable {
                                 .vardict(["format": .string("json"), "group": .string(group), "columns": .string(period.columns)])])
     }
 
-    public static func chart(_ period: Period = .week, start: Int64) -> AgentRequest {
-        AgentRequest("ReportPNG", [.string(period.range(start: start)), .vardict(["columns": .string(period.columns)])])
+    /// The chart as PNG, drawn for the colour scheme in force (`dark`); nil `dark`: the agent's
+    /// default (light), for an agent that has no `scheme` option.
+    public static func chart(_ period: Period = .week, start: Int64, dark: Bool? = nil) -> AgentRequest {
+        var options: [String: DBusValue] = ["columns": .string(period.columns)]
+        if let dark { options["scheme"] = .string(dark ? "dark" : "light") }
+        return AgentRequest("ReportPNG", [.string(period.range(start: start)), .vardict(options)])
     }
 
     /// `Export` of the span's sessions in `format` (`csv`, `toggl`, `json`, `ical`).

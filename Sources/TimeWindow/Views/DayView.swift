@@ -88,7 +88,12 @@ final class DayView {
             let details = [row.active, row.note, row.device.isEmpty ? "" : "on \(row.device)"].filter { !$0.isEmpty }
             adw_action_row_set_subtitle(line.typed(), TextEscape.markup(details.joined(separator: " · ")))
             // The title is the row's name; the rest is read as its description.
-            line.accessibleDescription(row.summary)
+            line.accessibleDescription(row.summary + (row.overlapNote.map { ", " + $0.lowercased() } ?? ""))
+            if let overlap = row.overlapNote {
+                // Kept, but counted twice: said by an icon whose tooltip names the other session.
+                let mark = Widget(gtk_image_new_from_icon_name("dialog-warning-symbolic")).accessibleName(overlap).tooltip(overlap)
+                adw_action_row_add_prefix(line.typed(), mark.raw)
+            }
             let continueButton = Make.iconButton("media-playback-start-symbolic", name: "Continue \(row.project)")
             let edit = Make.iconButton("document-edit-symbolic", name: "Edit session")
             let delete = Make.iconButton("user-trash-symbolic", name: "Delete session")
@@ -97,7 +102,7 @@ final class DayView {
                 adw_action_row_add_suffix(line.typed(), button.raw)
             }
             continueButton.isSensitive = canChange && !row.isOpen
-            edit.isSensitive = canChange && row.editable
+            edit.isSensitive = canChange && (row.editable || row.startEditable)
             delete.isSensitive = canChange && row.editable
             let session = sessions.first { $0.id == row.id }
             rowSignals.clicked(continueButton) { [weak self] in
@@ -105,6 +110,11 @@ final class DayView {
             }
             rowSignals.clicked(edit) { [weak self] in
                 guard let self, let session else { return }
+                if row.startEditable {
+                    // The open session: when it really began (its end is StopAt's, in the Now view).
+                    let model = CorrectionForm(kind: .startedAt, properties: self.context.link.properties)
+                    return CorrectionDialog(context: self.context, model: model).present()
+                }
                 let dialog = SessionDialog(context: self.context, session: session, day: self.dayStart)
                 dialog.onSaved = { [weak self] in self?.reload() }
                 dialog.present()

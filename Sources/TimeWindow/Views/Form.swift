@@ -38,6 +38,12 @@ final class Form {
         return field(label, entry)
     }
 
+    /// A line across the form (a sentence saying what Save would do).
+    func line(_ widget: Widget) {
+        grid.attach(widget, column: 0, row: rows, width: 2)
+        rows += 1
+    }
+
     func showError(_ message: String?) {
         error.text = message ?? ""
         error.isVisible = message != nil

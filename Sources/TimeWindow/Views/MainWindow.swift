@@ -20,6 +20,12 @@ final class MainWindow {
     private let day: DayView
     private let week: WeekView
     private var history = HistoryModel(canUndo: "", history: [])
+    private var preferences: PreferencesWindow?
+    private var historyWindow: HistoryWindow?
+    private var stack: Widget?
+    /// The Week view reads its report and chart when it is shown, not at every start: the chart
+    /// is the agent's librsvg picture, which costs the agent memory and the start time.
+    private var weekStale = true
 
     init(application: Application, context: WindowContext) {
         self.context = context
@@ -42,6 +48,7 @@ final class MainWindow {
             let page = adw_view_stack_add_titled(stack.opaque, view.raw, name, title)
             adw_view_stack_page_set_icon_name(page, icon)
         }
+        self.stack = stack
         let switcher = Widget(adw_view_switcher_title_new())
         adw_view_switcher_title_set_stack(switcher.opaque, stack.opaque)
         adw_view_switcher_title_set_title(switcher.opaque, "Time")
@@ -63,11 +70,14 @@ final class MainWindow {
         let content = Make.box(true, spacing: 0, [header, bannerBox, toasts.overlay.expand(vertically: true), bottomSwitcher])
         adw_application_window_set_content(window.typed(), content.raw)
 
+        signals.notify(stack.object, "visible-child-name") { [weak self] in self?.reloadWeekIfShown() }
         signals.clicked(undo) { [weak self] in self?.perform("Undo") }
         signals.clicked(redo) { [weak self] in self?.perform("Redo") }
         application.addAction("undo", shortcuts: ["<Control>z"]) { [weak self] in self?.perform("Undo") }
         application.addAction("redo", shortcuts: ["<Control><Shift>z", "<Control>y"]) { [weak self] in self?.perform("Redo") }
         application.addAction("shortcuts", shortcuts: ["<Control>question"]) { [weak self] in self?.showShortcuts() }
+        application.addAction("preferences", shortcuts: ["<Control>comma"]) { [weak self] in self?.showPreferences() }
+        application.addAction("history", shortcuts: ["<Control>h"]) { [weak self] in self?.showHistory() }
         application.addAction("about") { [weak self] in self?.showAbout() }
         application.addAction("quit", shortcuts: ["<Control>q"]) { [weak self] in
             guard let self else { return }
@@ -85,6 +95,8 @@ final class MainWindow {
     /// the data (`DataRevision`), or the agent coming back, makes every view read again.
     private func agentChanged(_ keys: Set<String>) {
         showBanner()
+        preferences?.agentChanged(keys)
+        historyWindow?.agentChanged(keys)
         if keys.isEmpty || keys.contains("DataRevision") || keys.contains("StorageState") || keys.count > 10 {
             reloadAll()
         } else {
@@ -104,8 +116,16 @@ final class MainWindow {
         now.reload()
         now.show()
         day.reload()
-        week.reload()
+        weekStale = true
+        reloadWeekIfShown()
         reloadHistory()
+    }
+
+    private func reloadWeekIfShown() {
+        guard weekStale, context.link.status == .connected, let stack,
+              let name = adw_view_stack_get_visible_child_name(stack.opaque), String(cString: name) == "week" else { return }
+        weekStale = false
+        week.reload()
     }
 
     private func reloadHistory() {
@@ -147,6 +167,8 @@ final class MainWindow {
 
     private static func menuButton() -> Widget {
         let menu = g_menu_new()
+        g_menu_append(menu, "_Preferences", "app.preferences")
+        g_menu_append(menu, "_History", "app.history")
         g_menu_append(menu, "_Keyboard Shortcuts", "app.shortcuts")
         g_menu_append(menu, "_About Time", "app.about")
         g_menu_append(menu, "_Quit", "app.quit")
@@ -155,6 +177,23 @@ final class MainWindow {
         gtk_menu_button_set_menu_model(button.opaque, cast(UnsafeMutableRawPointer(menu!)))
         g_object_unref(UnsafeMutableRawPointer(menu))
         return button
+    }
+
+    /// One Preferences window; asked again, it comes to the front.
+    private func showPreferences() {
+        if let preferences { return preferences.present() }
+        let made = PreferencesWindow(context: context)
+        made.onClose = { [weak self] in self?.preferences = nil }
+        preferences = made
+        made.present()
+    }
+
+    private func showHistory() {
+        if let historyWindow { return historyWindow.present() }
+        let made = HistoryWindow(context: context)
+        made.onClose = { [weak self] in self?.historyWindow = nil }
+        historyWindow = made
+        made.present()
     }
 
     private func showShortcuts() {

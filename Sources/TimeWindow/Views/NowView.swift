@@ -12,10 +12,21 @@ final class NowView {
     private let project = Make.label("", style: "title-2")
     private let category = Make.label("", style: "dim-label")
     private let elapsed = Make.label("0:00:00", style: "title-1")
+    /// "Started at 09:12", pressed to say when the work really began (CorrectionDialog).
+    private let startedAt = Make.button("Started at", style: "flat").accessibleName("Started at")
+    private let pausedSince = Make.button("Paused since…", style: "flat").accessibleName("Paused since")
+    private let stopAt = Make.button("Stop at…", style: "flat").accessibleName("Stop at")
+    private let startAt = Make.button("Start at…", style: "flat").accessibleName("Start at")
     private let pause = Make.button("Pause", style: "pill")
     private let resume = Make.button("Resume", style: "pill")
     private let stop = Make.button("Stop", style: "pill")
     private let continueButton = Make.button("Continue", style: "pill")
+    private let focusLabel = Make.label("", style: "heading")
+    private let focusBar = Make.levelBar(name: "Time left of the phase")
+    private let startFocus = Make.button("Start focus")
+    private let skipPhase = Make.button("Skip")
+    private let extendPhase = Make.button("+5 min").accessibleName("Five more minutes")
+    private let stopFocus = Make.button("Stop focus")
     private let picker = Make.dropDown(name: "Project to start")
     private let start = Make.button("Start", style: "pill")
     private let note = Make.entry(name: "Note", hint: "Note for this session (Enter saves)")
@@ -38,7 +49,12 @@ final class NowView {
         continueButton.style("suggested-action")
         start.style("suggested-action")
         let startRow = Make.box(false, spacing: 6, [picker.expand(horizontally: true), start])
-        for widget in [awayBox, project, category, elapsed, timerButtons, continueButton, startRow, note, totals] {
+        let corrections = Make.box(false, spacing: 6, [pausedSince, stopAt, startAt]).align(GTK_ALIGN_CENTER)
+        startedAt.align(GTK_ALIGN_CENTER)
+        let focusButtons = Make.box(false, spacing: 6, [startFocus, skipPhase, extendPhase, stopFocus]).align(GTK_ALIGN_CENTER)
+        let focusBox = Make.box(true, spacing: 6, [focusLabel, focusBar, focusButtons])
+        for widget in [awayBox, project, category, elapsed, startedAt, timerButtons, focusBox, continueButton, startRow, corrections,
+                       note, totals] {
             root.append(widget)
         }
         signals.clicked(pause) { context.send(NowModel.pause) }
@@ -49,6 +65,14 @@ final class NowView {
             context.send(NowModel.start(projectName: last))
         }
         signals.clicked(start) { [weak self] in self?.startPicked() }
+        signals.clicked(startedAt) { [weak self] in self?.correct(.startedAt) }
+        signals.clicked(pausedSince) { [weak self] in self?.correct(.pausedSince) }
+        signals.clicked(stopAt) { [weak self] in self?.correct(.stopAt) }
+        signals.clicked(startAt) { [weak self] in self?.correct(.startAt) }
+        signals.clicked(startFocus) { context.send(FocusShown.startFocus) }
+        signals.clicked(skipPhase) { context.send(FocusShown.skip) }
+        signals.clicked(extendPhase) { context.send(FocusShown.extend) }
+        signals.clicked(stopFocus) { context.send(FocusShown.stopFocus) }
         signals.activated(note) { [weak self] in self?.saveNote() }
         context.onProjectsChanged.append { [weak self] in self?.fillPicker() }
     }
@@ -73,6 +97,8 @@ final class NowView {
         // widget costs a redraw and, with a screen reader's bus, an event).
         elapsed.text = model.elapsed
         totals.text = model.totals
+        focusLabel.text = model.focus.text
+        focusBar.level = model.focus.left
         guard let shown = self.model, model.sameExceptTime(as: shown) else { return showAll(model) }
     }
 
@@ -86,14 +112,24 @@ final class NowView {
         pause.isVisible = model.showsPause
         resume.isVisible = model.showsResume
         stop.isVisible = model.showsStop
+        startedAt.isVisible = model.startedAt != nil
+        startedAt.buttonLabel = model.startedAt ?? "Started at"
+        // GTK names a button by its label again when the label changes: its name stays "Started
+        // at", the time is read after it.
+        startedAt.accessibleName("Started at").accessibleDescription(model.startedTime)
+        pausedSince.isVisible = model.showsCorrections
+        stopAt.isVisible = model.showsCorrections
         continueButton.isVisible = model.continueLabel != nil
         continueButton.buttonLabel = model.continueLabel ?? "Continue"
         picker.isVisible = model.showsStartPicker
         start.isVisible = model.showsStartPicker
         note.isVisible = model.state != "idle"
         if !gtkHasFocus(note) { note.editableText = model.note }
-        for control in [pause, resume, stop, continueButton, picker, start, note] { control.isSensitive = model.canChange }
+        for control in [pause, resume, stop, continueButton, picker, start, note, startedAt, pausedSince, stopAt, startAt] {
+            control.isSensitive = model.canChange
+        }
         showAway(model.away, enabled: model.canChange)
+        showFocus(model.focus, enabled: model.canChange)
     }
 
     private func showAway(_ lines: [NowModel.AwayLine], enabled: Bool) {
@@ -113,6 +149,17 @@ final class NowView {
         }
     }
 
+    private func showFocus(_ focus: FocusShown, enabled: Bool) {
+        focusLabel.isVisible = !focus.text.isEmpty
+        focusBar.isVisible = focus.showsBar
+        startFocus.isVisible = focus.showsStartFocus
+        skipPhase.isVisible = focus.skipLabel != nil
+        skipPhase.buttonLabel = focus.skipLabel ?? "Skip"
+        extendPhase.isVisible = focus.showsExtend
+        stopFocus.isVisible = focus.showsStopFocus
+        for control in [startFocus, skipPhase, extendPhase, stopFocus] { control.isSensitive = enabled }
+    }
+
     private func fillPicker() {
         pickerProjects = context.pickableProjects()
         picker.setChoices(pickerProjects.map(\.name))
@@ -125,6 +172,15 @@ final class NowView {
             return
         }
         context.send(NowModel.start(projectID: pickerProjects[index].id))
+    }
+
+    /// Opens the dialog that says when something really happened; Start at preselects the
+    /// project picked (idle) for the start.
+    private func correct(_ kind: CorrectionForm.Kind) {
+        let index = picker.selectedIndex
+        let picked = kind == .startAt && index >= 0 && index < pickerProjects.count ? pickerProjects[index].id : 0
+        CorrectionDialog(context: context, model: CorrectionForm(kind: kind, properties: context.link.properties),
+                         projectID: picked).present()
     }
 
     private func saveNote() {

@@ -13,6 +13,8 @@ enum ShortcutsWindow {
                 <property name="title">General</property>
                 <child><object class="GtkShortcutsShortcut"><property name="title">Undo</property><property name="accelerator">&lt;Control&gt;z</property></object></child>
                 <child><object class="GtkShortcutsShortcut"><property name="title">Redo</property><property name="accelerator">&lt;Control&gt;&lt;Shift&gt;z</property></object></child>
+                <child><object class="GtkShortcutsShortcut"><property name="title">Preferences</property><property name="accelerator">&lt;Control&gt;comma</property></object></child>
+                <child><object class="GtkShortcutsShortcut"><property name="title">History</property><property name="accelerator">&lt;Control&gt;h</property></object></child>
                 <child><object class="GtkShortcutsShortcut"><property name="title">Keyboard shortcuts</property><property name="accelerator">&lt;Control&gt;question</property></object></child>
                 <child><object class="GtkShortcutsShortcut"><property name="title">Quit</property><property name="accelerator">&lt;Control&gt;q</property></object></child>
               </object>

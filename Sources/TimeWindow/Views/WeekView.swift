@@ -46,6 +46,7 @@ final class WeekView {
         signals.notify(periodPicker.object, "selected") { [weak self] in self?.pickPeriod() }
         signals.clicked(export) { [weak self] in self?.exportWeek() }
         signals.clicked(importButton) { [weak self] in self?.importFile() }
+        Appearance.onChange(signals) { [weak self] in self?.reloadChart() }
     }
 
     private func move(_ spans: Int) {
@@ -75,13 +76,25 @@ final class WeekView {
                 self.show(model)
             }
         }
-        context.link.call(WeekModel.chart(period, start: week)) { [weak self] result in
-            guard let self, week == self.weekStart, period == self.period, case .success(let reply) = result,
-                  let bytes = reply.first?.arrayValue?.compactMap(\.byteValue) else { return }
-            self.chart.showImage(bytes)
-        }
+        reloadChart()
         export.isSensitive = context.link.status == .connected
         importButton.isSensitive = context.canChange
+    }
+
+    /// The chart, drawn by the agent for the colour scheme in force (an older agent without the
+    /// `scheme` option draws its light one).
+    private func reloadChart(scheme: Bool = true) {
+        let week = weekStart, period = self.period
+        context.link.call(WeekModel.chart(period, start: week, dark: scheme ? Appearance.isDark : nil)) { [weak self] result in
+            guard let self, week == self.weekStart, period == self.period else { return }
+            switch result {
+            case .success(let reply):
+                guard let bytes = reply.first?.arrayValue?.compactMap(\.byteValue) else { return }
+                self.chart.showImage(bytes)
+            case .failure(let error):
+                if scheme, error.name == "InvalidArgument" { self.reloadChart(scheme: false) }
+            }
+        }
     }
 
     private func show(_ model: WeekModel) {

@@ -35,6 +35,7 @@ struct Sessions: ParsableCommand {
             .flag("--today", help: "Today's sessions."),
             .flag("--week", help: "This week's (Monday to Sunday)."),
             .flag("--last-week", help: "Last week's."),
+            .flag("--overlaps", help: "Only sessions that overlap another, with the ids of the others."),
             jsonFlag,
         ])
 
@@ -42,11 +43,13 @@ struct Sessions: ParsableCommand {
     var from: Int64
     var to: Int64
     var json: Bool
+    var overlapsOnly: Bool
 
     init(_ arguments: ParsedArguments) throws {
         let now = parsingNow()
         project = arguments.value("--project")
         json = arguments.flag("--json")
+        overlapsOnly = arguments.flag("--overlaps")
         let spans = ["--today", "--week", "--last-week"].filter(arguments.flag)
         if spans.count > 1 { throw arguments.usageError("\(spans[0]) and \(spans[1]) exclude each other") }
         if let span = spans.first {
@@ -74,11 +77,12 @@ struct Sessions: ParsableCommand {
         var projectID: UInt64 = 0
         if let project { projectID = try agent.resolveProject(project).id }
         let reply = try agent.call("ListSessions", [.uint64(projectID), .int64(from), .int64(to)])
-        guard let records = tableRecords(reply, json: json,
-                                         empty: "No sessions from \(LocalTime.dateTimeString(from)) to \(LocalTime.dateTimeString(to)).")
+        let overlapping: (DBusValue) -> Bool = { !($0.variantDictionary?["overlaps"]?.arrayValue ?? []).isEmpty }
+        guard let records = tableRecords(reply, json: json, keeping: overlapsOnly ? overlapping : { _ in true },
+                                         empty: "No \(overlapsOnly ? "overlapping " : "")sessions from \(LocalTime.dateTimeString(from)) to \(LocalTime.dateTimeString(to)).")
         else { return }
         let colors = Dictionary(projects.map { ($0.id, $0.color) }, uniquingKeysWith: { a, _ in a })
-        var table = Table(headers: ["ID", "START", "END", "ACTIVE", "PROJECT", "NOTE"])
+        var table = Table(headers: ["ID", "START", "END", "ACTIVE", "PROJECT", "NOTE"] + (overlapsOnly ? ["OVERLAPS"] : []))
         table.rightAligned = [0, 3]
         for s in records {
             let start = s["start"]?.integer ?? 0
@@ -97,7 +101,7 @@ struct Sessions: ParsableCommand {
                 Cell(Format.hms(s["active"]?.integer ?? 0)),
                 Cell(s["project"]?.stringValue ?? "", color: colors[projectID]),
                 Cell(Format.oneLine(s["note"]?.stringValue ?? "")),
-            ])
+            ] + (overlapsOnly ? [Cell((s["overlaps"]?.arrayValue ?? []).compactMap(\.integer).map(String.init).joined(separator: ","))] : []))
         }
         fputsOut(table.render(color: context.color))
     }
@@ -157,33 +161,54 @@ struct AddSession: ParsableCommand {
         let agent = try context.agent()
         let target = try agent.resolveProject(project)
         let reply = try agent.call("AddSession", [.uint64(target.id), .int64(start), .string(duration), .string(note)])
-        output("Added session \(reply.first?.integer ?? 0): \(target.name), \(LocalTime.dateTimeString(start)), \(duration.trimmed).")
+        let id = UInt64(reply.first?.integer ?? 0)
+        output("Added session \(id): \(target.name), \(LocalTime.dateTimeString(start)), \(duration.trimmed).")
+        agent.warnAboutOverlaps(of: id, around: start, start + (DurationInput.seconds(duration) ?? 1))
     }
 }
 
 struct EditSession: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "edit",
-        abstract: "Change a completed session: its project, start, duration or note.",
-        discussion: "A new start moves the whole session; a new duration replaces its segments with one.",
-        arguments: [Positional(name: "session", help: "The session's id (see 'timectl sessions').")],
+        abstract: "Change a session: its project, start, duration or note ('current': the open session).",
+        discussion: """
+            A new start moves the whole completed session; a new duration replaces its segments with one.
+            The open session ('current', or its id) takes --start (when you really began: its first
+            stretch starts then; at most 24 hours ago, '-10m' and '10 minutes ago' too), --project and
+            --note; it has no duration yet: end it with 'timectl stop --at TIME'. An earlier start over
+            a completed session is refused, naming it, unless --adjust shortens that session.
+            A completed session that then overlaps another is kept, with a warning naming the other.
+            """,
+        arguments: [Positional(name: "session", help: "The session's id (see 'timectl sessions'), or 'current'.")],
         options: [
             .value("--project", valueName: "project", help: "Move it to this project."),
             .value("--start", valueName: "when", help: "A new start."),
             .value("--duration", valueName: "duration", help: durationHelp),
             .value("--note", valueName: "text", help: "A new note ('' clears it)."),
+            adjustFlag,
         ])
 
-    var session: UInt64
+    /// nil: the open session ('current').
+    var session: UInt64?
     var project: String?
     var changes: [String: DBusValue] = [:]
 
     init(_ arguments: ParsedArguments) throws {
-        session = try sessionID(arguments.required("session"), arguments)
+        let word = arguments.required("session")
+        session = word.trimmed.lowercased() == "current" ? nil : try sessionID(word, arguments)
         project = arguments.value("--project")
-        if let start = try dateOption("--start", arguments, now: parsingNow()) { changes["start"] = .int64(start.time) }
+        let now = parsingNow()
+        if arguments.value("--start") != nil {
+            // A moment ('-10m', '9:00') or, for a completed session, a bare day.
+            let start = try? momentOption("--start", arguments, now: now)
+            changes["start"] = .int64(try start ?? dateOption("--start", arguments, now: now)!.time)
+        }
         if let duration = arguments.value("--duration") { changes["duration"] = .string(duration) }
         if let note = arguments.value("--note") { changes["note"] = .string(note) }
+        if arguments.flag("--adjust") {
+            guard changes["start"] != nil else { throw arguments.usageError("--adjust goes with --start") }
+            changes["adjust"] = .bool(true)
+        }
         if changes.isEmpty && project == nil {
             throw arguments.usageError("nothing to change: give --project, --start, --duration or --note")
         }
@@ -193,8 +218,21 @@ struct EditSession: ParsableCommand {
         let agent = try context.agent()
         var changes = self.changes
         if let project { changes["project"] = .uint64(try agent.resolveProject(project).id) }
-        try agent.call("EditSession", [.uint64(session), .vardict(changes)])
-        output("Updated session \(session).")
+        let id: UInt64
+        if let session {
+            id = session
+        } else {
+            id = UInt64(try agent.property("SessionId").integer ?? 0)
+            if id == 0 { throw RefusedError(message: "no session is open: there is no 'current' session to edit (see 'timectl status')") }
+        }
+        try offeringAdjust(adjusting: changes["adjust"] != nil) {
+            try agent.call("EditSession", [.uint64(id), .vardict(changes)])
+        }
+        output("Updated session \(id).")
+        if changes["start"] != nil || changes["duration"] != nil, let record = try agent.sessionRecord(id, now: context.now),
+           let start = record["start"]?.integer, let end = record["end"]?.integer, end != 0 {
+            agent.warnAboutOverlaps(of: id, around: start, end)
+        }
     }
 }
 

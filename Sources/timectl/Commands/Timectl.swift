@@ -17,7 +17,7 @@ struct Timectl: ParsableCommand {
             Start.self, Pause.self, Resume.self, Toggle.self, Stop.self, Note.self, Status.self,
             Report.self, Projects.self, ProjectGroup.self, Categories.self, Sessions.self, AddSession.self,
             EditSession.self, DeleteSession.self, Reminders.self, Currency.self, Target.self, Away.self, Undo.self, Redo.self, History.self,
-            Watch.self, Import.self, Export.self, Sync.self, Help.self,
+            Watch.self, Import.self, Export.self, Sync.self, Focus.self, Shortcut.self, Help.self,
         ],
         runnable: false)
 

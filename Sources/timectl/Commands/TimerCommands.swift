@@ -14,27 +14,64 @@ struct Start: ParsableCommand {
             Starting the project that is already open resumes it if it is paused.
             A project that does not exist yet is created (and said so on stderr), with --category
             (created too when missing) and --color; those two apply only when the project is created.
+            With --at the session starts when you really began (the open session of another project
+            ends then); a start over a completed session is refused, naming it, unless --adjust
+            shortens that session to end there.
             """,
         arguments: [projectArgument],
-        options: [.category("The category of a project created now."), .color("The color of a project created now."), noCreateFlag])
+        options: [.category("The category of a project created now."), .color("The color of a project created now."),
+                  noCreateFlag, atOption, adjustFlag])
 
     var new: NewProject
-    init(_ arguments: ParsedArguments) throws { new = try NewProject(arguments, named: "project") }
+    var at: Int64?, adjust: Bool
+    init(_ arguments: ParsedArguments) throws {
+        new = try NewProject(arguments, named: "project")
+        at = try momentOption("--at", arguments, now: parsingNow())
+        adjust = arguments.flag("--adjust")
+        if adjust && at == nil { throw arguments.usageError("--adjust goes with --at") }
+    }
 
     func run(_ context: Context) throws {
+        if let at { return try startAt(at, context) }
         let started = try context.startProject(new.name, color: new.color, category: new.category, create: new.create)
         output("Started \(started.name.isEmpty ? new.name : started.name) (session \(started.session)).")
     }
 }
 
-struct Pause: OneCallCommand {
-    static let call = OneCall("Pause", quick: true, name: "pause",
-                              abstract: "Pause the running session (nothing happens if it is already paused).") { _ in "Paused." }
+struct Pause: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "pause", abstract: "Pause the running session (nothing happens if it is already paused).",
+        discussion: "With --at the pause begins when you really stopped working (not before the running stretch began); when already paused, the pause begins then instead.",
+        options: [atOption])
+    var at: Int64?
+    init(_ arguments: ParsedArguments) throws { at = try momentOption("--at", arguments, now: parsingNow()) }
+    func run(_ context: Context) throws {
+        if let at {
+            try context.agent().call("PauseAt", [.int64(at)])
+            output("Paused at \(LocalTime.clockString(at)).")
+            return
+        }
+        _ = try context.quickCall("Pause")
+        output("Paused.")
+    }
 }
 
-struct Resume: OneCallCommand {
-    static let call = OneCall("Resume", quick: true, name: "resume",
-                              abstract: "Resume the paused session (nothing happens if it is running).") { _ in "Resumed." }
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "resume", abstract: "Resume the paused session (nothing happens if it is running).",
+        discussion: "With --at the work goes on from when you really came back (not before the pause began); when already running after a pause, the running stretch begins then instead.",
+        options: [atOption])
+    var at: Int64?
+    init(_ arguments: ParsedArguments) throws { at = try momentOption("--at", arguments, now: parsingNow()) }
+    func run(_ context: Context) throws {
+        if let at {
+            try context.agent().call("ResumeAt", [.int64(at)])
+            output("Resumed at \(LocalTime.clockString(at)).")
+            return
+        }
+        _ = try context.quickCall("Resume")
+        output("Resumed.")
+    }
 }
 
 struct Toggle: OneCallCommand {
@@ -43,9 +80,22 @@ struct Toggle: OneCallCommand {
                               discussion: "Made for one keyboard shortcut.") { $0.first?.stringValue ?? "" }
 }
 
-struct Stop: OneCallCommand {
-    static let call = OneCall("Stop", quick: true, name: "stop",
-                              abstract: "Stop the open session (it is completed and kept).") { "Stopped session \($0.first?.integer ?? 0)." }
+struct Stop: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "stop", abstract: "Stop the open session (it is completed and kept).",
+        discussion: "With --at it ends when you really stopped (not before it began): time after that is cut.",
+        options: [atOption])
+    var at: Int64?
+    init(_ arguments: ParsedArguments) throws { at = try momentOption("--at", arguments, now: parsingNow()) }
+    func run(_ context: Context) throws {
+        if let at {
+            let reply = try context.agent().call("StopAt", [.int64(at)])
+            output("Stopped session \(reply.first?.integer ?? 0) at \(LocalTime.clockString(at)).")
+            return
+        }
+        let reply = try context.quickCall("Stop")
+        output("Stopped session \(reply.first?.integer ?? 0).")
+    }
 }
 
 struct Note: ParsableCommand {
@@ -130,6 +180,7 @@ struct Status: ParsableCommand {
             members.append(("session_start", .int(panel.sessionStart)))
             members.append(("active_seconds", .int(panel.activeSeconds)))
             members.append(("storage_state", .string(panel.storageState)))
+            members += panel.focusJSON
             output(JSON.object(members).text)
         case .text:
             let status = try replies[1].reply().first?.variantDictionary ?? [:]
@@ -160,6 +211,7 @@ struct Status: ParsableCommand {
                     .joined(separator: "\n          ")))
             }
         }
+        if !panel.focusLine.isEmpty { rows.append(("Focus", panel.focusLine)) }
         rows.append(("Today", Format.hms(status["today"]?.integer ?? 0)))
         rows.append(("Week", Format.hms(status["week"]?.integer ?? 0)))
         return rows.map { $0.0 + ":" + String(repeating: " ", count: 9 - $0.0.count) + $0.1 }.joined(separator: "\n")

@@ -120,11 +120,13 @@ final class Watcher {
         }
     }
 
-    /// The next line at the next whole minute of elapsed time, only while running.
+    /// The next line at the next whole minute of elapsed time while running, or of a focus
+    /// phase's minutes left while one runs (a break pauses the session, not its count-down).
     private func schedule() {
         tick = nil
-        guard status.isRunning else { return }
-        let delay = status.secondsToNextMinute(at: context.preciseNow())
+        let now = context.preciseNow()
+        let delays = [status.isRunning ? status.secondsToNextMinute(at: now) : nil, status.secondsToNextFocusMinute(at: now)]
+        guard let delay = delays.compactMap({ $0 }).min() else { return }
         tick = monotonicNow() + max(0, delay) + 0.05
     }
 }

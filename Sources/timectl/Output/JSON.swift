@@ -32,8 +32,9 @@ extension JSON {
 
 /// The records of a list the agent returned (`aa{sv}`, the reply's first value), for a table;
 /// nil when the list is printed already: whole as JSON with `--json`, or as `empty` when it has none.
-func tableRecords(_ reply: [DBusValue], json: Bool, empty: @autoclosure () -> String) -> [[String: DBusValue]]? {
-    let list = reply.first?.arrayValue ?? []
+func tableRecords(_ reply: [DBusValue], json: Bool, keeping keep: (DBusValue) -> Bool = { _ in true },
+                  empty: @autoclosure () -> String) -> [[String: DBusValue]]? {
+    let list = (reply.first?.arrayValue ?? []).filter(keep)
     if json {
         output(JSON.array(list.map(JSON.init)).text)
         return nil

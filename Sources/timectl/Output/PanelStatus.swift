@@ -24,6 +24,10 @@ struct PanelStatus {
     var reminderMinutes: Int64 = 0
     var storageState = "ok"
     var storageMessage = ""
+    /// The focus timer (PanelStatus+Focus): its phase, the phase's end, today's focus phases.
+    var focusState = "off"
+    var focusEnds: Int64 = 0
+    var focusCount: Int64 = 0
 
     static let offline = PanelStatus(agentRunning: false)
 
@@ -42,6 +46,9 @@ struct PanelStatus {
         reminderMinutes = p["ReminderMinutes"]?.integer ?? 0
         storageState = p["StorageState"]?.stringValue ?? "ok"
         storageMessage = p["StorageMessage"]?.stringValue ?? ""
+        focusState = p["FocusState"]?.stringValue ?? "off"
+        focusEnds = p["FocusEnds"]?.integer ?? 0
+        focusCount = p["FocusCount"]?.integer ?? 0
     }
 
     var isRunning: Bool { agentRunning && state == "running" }
@@ -75,8 +82,8 @@ struct PanelStatus {
         guard agentRunning else { return "not running" }
         let clock = Format.hoursMinutes(Int64(elapsed(at: now)))
         switch state {
-        case "running": return "\(project) \(clock)"
-        case "paused": return "\(project) \(clock) (paused)"
+        case "running": return "\(project) \(clock)" + focusSuffix(now: now)
+        case "paused": return "\(project) \(clock) (paused)" + focusSuffix(now: now)
         default: return "idle"
         }
     }
@@ -90,6 +97,7 @@ struct PanelStatus {
             lines.append(category.isEmpty ? project : "\(project) — \(category)")
             let since = sessionStart > 0 ? ", started \(LocalTime.clockString(sessionStart))" : ""
             lines.append("\(state == "running" ? "Running" : "Paused"): \(elapsed)\(since)")
+            if !focusLine.isEmpty { lines.append(focusLine) }
             if !note.isEmpty { lines.append(note) }
         default:
             lines.append("Not tracking")
@@ -133,7 +141,7 @@ struct PanelStatus {
             ("active_seconds", .int(activeSeconds)),
             ("elapsed", .int(Int64(elapsed(at: now)))),
             ("note", .string(note)),
-        ])
+        ] + focusJSON)
     }
 
     /// One line for i3blocks, polybar or a shell prompt.
