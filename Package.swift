@@ -30,11 +30,13 @@ let package = Package(
         .target(name: "TimeVersion"),
         // CSHA256: SHA-256's block function on the CPU's SHA extensions (GLib's where there are none).
         .target(name: "CSHA256"),
-        .target(name: "TimeCore", dependencies: ["TimeJSON", "TextEscape", "CSQLite", "CGLib", "CSHA256"]),
+        // Wall-clock marks along a request's path, off unless TIME_PATH_TRACE is set (docs/durable-path.md).
+        .target(name: "PathTrace"),
+        .target(name: "TimeCore", dependencies: ["TimeJSON", "TextEscape", "CSQLite", "CGLib", "CSHA256", "PathTrace"]),
         // libdbus in Swift (Sources/DBusKit, module DBusCore) and, in DBusKit, its GLib main-loop
         // integration; DBusKit re-exports DBusCore, so `import DBusKit` gives both. timectl uses
         // DBusCore alone and so never loads GLib or GObject (scripts/bench.sh).
-        .target(name: "DBusCore", dependencies: ["CDBus", "TextEscape"], path: "Sources/DBusKit"),
+        .target(name: "DBusCore", dependencies: ["CDBus", "TextEscape", "PathTrace"], path: "Sources/DBusKit"),
         .target(name: "DBusKit", dependencies: ["DBusCore", "CDBus", "CGLib"], path: "Sources/DBusKitGLib"),
         .target(name: "Notifier", dependencies: ["CNotify", "CGLib", "TextEscape"]),
         // "Left at T" / "back at T" from logind, the screen savers, Mutter and the kernel's clocks.
@@ -42,7 +44,7 @@ let package = Package(
         .target(name: "Tray", dependencies: ["DBusKit", "CGLib", "TextEscape"]),
         // SVG to PNG with librsvg, loaded by the agent on first use (never by timectl).
         .target(name: "ChartRaster", dependencies: ["CGLib"]),
-        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "Tray", "ChartRaster", "CGLib", "TimeVersion"]),
+        .target(name: "TimeAgent", dependencies: ["TimeCore", "DBusKit", "Notifier", "Presence", "Tray", "ChartRaster", "CGLib", "TimeVersion", "PathTrace"]),
         .executableTarget(name: "time-agent", dependencies: ["TimeAgent"]),
         // timectl is started for every keystroke: glibc is its only shared library (the Swift
         // runtime, libstdc++ and libdbus-1.a are linked in; scripts/ld-timectl says how), so it

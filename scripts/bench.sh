@@ -11,6 +11,7 @@
 #   scripts/bench.sh --sync-agent-only   only enabling sync and joining a folder in the agent
 #   scripts/bench.sh --changes-only  only the core rows: every kind of change, its flushes, the roll-forward
 #   scripts/bench.sh --reports-only  only the report rows (a month's and a year's Report)
+#   scripts/bench.sh --durable-only  only the durable path against its floor (fdatasync + Ping), 5 runs
 # Sync rows: 10,000 records of another device merged into that history, a local change with sync
 # on against off (goal 1.2×), and the idle agent's wake-ups with sync on (goal 0); enabling sync on
 # that history in an agent and a second agent joining the folder (goals at 100,000: peak RSS ≤ 64
@@ -33,7 +34,7 @@ arguments=()
 for argument in "$@"; do
     case "$argument" in
         --debug) configuration=debug ;;
-        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) arguments+=("$argument") ;;
     esac
 done
@@ -47,4 +48,4 @@ trap 'rm -rf "$work"' EXIT
 # The crash recorder, loaded without a log, counts the flushes under the work folder ("flushes per change").
 LD_PRELOAD="$bin/libtime-crash-recorder.so" TIME_CRASH_ROOT="$work" "$bin/time-bench" --work "$work" "${arguments[@]}"
 # timectl as whole processes against dbus-send (not in the --json output).
-[[ " ${arguments[*]:-} " == *" --json "* || " ${arguments[*]:-} " == *" --reports-only "* ]] || scripts/bench-timectl.sh "$configuration" "$([[ " ${arguments[*]:-} " == *" --quick "* ]] && echo --quick)"
+[[ " ${arguments[*]:-} " == *" --json "* || " ${arguments[*]:-} " == *" --reports-only "* || " ${arguments[*]:-} " == *" --durable-only "* ]] || scripts/bench-timectl.sh "$configuration" "$([[ " ${arguments[*]:-} " == *" --quick "* ]] && echo --quick)"

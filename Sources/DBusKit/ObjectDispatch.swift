@@ -1,4 +1,5 @@
 import CDBus
+import PathTrace
 
 // Registration and dispatch of an `ExportedObject`: a libdbus object-path vtable whose calls are
 // checked against the table (signatures, interfaces, Properties) and answered from it.
@@ -72,11 +73,14 @@ final class ObjectRegistration {
     /// Handles one method call; false when it is not for us (libdbus then answers).
     func handle(_ message: Message) -> Bool {
         guard message.kind == .methodCall, let connection, let member = message.member else { return false }
+        PathTrace.begin()
+        defer { PathTrace.end() }
         let call: MethodCall
         var result: Result<[DBusValue], Error>
         do {
             let arguments = try message.arguments()
             call = MethodCall(message: message, arguments: arguments, connection: connection)
+            PathTrace.mark("decode: the message's arguments")
         } catch {
             reply(to: message, on: connection, result: .failure(error), after: nil)
             return true
@@ -109,10 +113,13 @@ final class ObjectRegistration {
                 let busError = error as? BusError ?? BusError(name: BusError.failed, message: "\(error)")
                 response = try? Message(errorReplyTo: message, error: busError)
             }
+            PathTrace.mark("reply: built")
             if let response { _ = try? connection.send(response) }
+            PathTrace.mark("reply: sent")
         }
         if let after {
             connection.flush()
+            PathTrace.mark("reply: flushed to the bus")
             after()
         }
     }

@@ -1,3 +1,4 @@
+import PathTrace
 import CGLib
 import DBusKit
 import Glibc
@@ -179,6 +180,7 @@ public enum AgentMain {
             g_main_loop_quit(loop)
         }
         g_main_loop_run(loop)
+        PathTrace.write()
 
         tray?.detach()
         service.tray = nil

@@ -1,3 +1,4 @@
+import PathTrace
 import CGLib
 import DBusKit
 import Glibc
@@ -47,6 +48,9 @@ public final class AgentService {
             }
         }
         published = currentProperties(try? tracker.status())
+        // The agent answers first and tidies up after (refreshAfterChange): the kept copy of a
+        // state waits until then, its slot being the durable record (SnapshotKeeper).
+        (tracker.recorder as? SnapshotKeeper)?.keptFileAfterAnswer = true
     }
 
     /// Exports the object; call before requesting the bus name.
@@ -98,12 +102,15 @@ public final class AgentService {
         // A tray menu item or a notification action changes data too: publish it (a no-op when
         // the D-Bus method already did, before its reply).
         syncAfterLocalChange()
+        PathTrace.mark("after: sync publish")
         tracker.tidyUp()
+        PathTrace.mark("after: tidy up (old snapshots, next files)")
         // One status for everything that follows a change (each computation queries the store).
         let status = try? tracker.status()
         let now = currentProperties(status)
         let changed = now.changes(since: published)
         published = now
+        PathTrace.mark("after: properties computed")
         if !changed.isEmpty, let connection {
             do {
                 try connection.emitPropertiesChanged(path: Contract.objectPath, interface: Contract.interface, changed: changed)
@@ -111,13 +118,18 @@ public final class AgentService {
                 Log.warning("could not announce a property change: \(error)")
             }
         }
+        PathTrace.mark("after: PropertiesChanged")
         scheduleReminder()
+        PathTrace.mark("after: reminder timer")
         updateTimerNotification(status)
+        PathTrace.mark("after: timer notification")
         updateAway()
         updateTargets(status)
         updateUntracked(status)
         updateFocusTimer()
+        PathTrace.mark("after: away, targets, untracked, focus")
         tray?.refresh(status)
+        PathTrace.mark("after: tray")
     }
 
     // MARK: The interface table
@@ -130,8 +142,11 @@ public final class AgentService {
             // "no project named X" would send a person hunting for data that is only locked.
             if let reason = self.tracker.readOnlyReason { throw TrackerError.readOnly(reason).busError }
             call.afterReply = { [weak self] in self?.refreshAfterChange() }
+            PathTrace.mark("dispatch: to the method")
             let result = try contractCall { try body(Arguments(values: call.arguments)) }
+            PathTrace.mark("change: after the gate")
             self.syncAfterLocalChange()
+            PathTrace.mark("sync: publish")
             return result
         }
     }

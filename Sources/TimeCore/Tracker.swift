@@ -1,3 +1,4 @@
+import PathTrace
 import CSQLite
 import Glibc
 
@@ -121,17 +122,22 @@ public final class Tracker {
         if let readOnlyReason { throw TrackerError.readOnly(readOnlyReason) }
         do {
             try store.begin()
+            PathTrace.mark("gate: BEGIN IMMEDIATE")
         } catch {
             throw TrackerError.storageFailure("The change could not be started (\(error)); nothing was changed.")
         }
         var recorded = false
         do {
             if recordingStep { try history.beginStep() }
+            PathTrace.mark("undo: recording started")
             let result = try body()
+            PathTrace.mark("change: rows written")
             if recordingStep { try history.finishStep(at: now) { try sentence(for: $0) } }
+            PathTrace.mark("undo: step written")
             try recorder?.recordState(of: store, changedDays: store.changedDays)
             recorded = true
             try store.commit()
+            PathTrace.mark("SQLite: COMMIT")
             recorder?.changeCommitted()
             committedChanges &+= 1
             return result

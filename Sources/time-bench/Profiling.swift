@@ -1,4 +1,5 @@
 import Glibc
+import DBusKit
 import TimeCore
 
 // Modes for a profiler (perf record, perf stat): one kind of change, nothing else, on a data
@@ -45,4 +46,39 @@ func profileSync(folder: String, syncFolder: String, count: Int) throws {
         try engine?.publish(wallMilliseconds: Int64(time(nil)) * 1000)
     }
     try engine?.flushLog()
+}
+
+/// A history of `size` sessions in `folder` (as the bench's, with its projects), for a profiler's
+/// agent (scripts/profile-durable-path.sh).
+func generateForProfile(size: Int, folder: String) throws {
+    var options = Options()
+    options.work = Files.directoryName(folder)
+    guard Files.baseName(folder) == "data-\(size)" else { throw BenchError("the folder must be named data-\(size)") }
+    try generateHistory(size: size, options: options) { printError($0) }
+}
+
+/// `count` Pause and Resume pairs sent to the agent on the bus at `address`, one at a time; for a
+/// profiler attached to that agent. `fresh`: a new session is started first (the open one
+/// stopped), so that it holds a few pauses as a person's does, not hundreds of segments; otherwise
+/// the open session goes on and nothing but the pairs reaches the agent. Prints the medians.
+func drivePauses(address: String, count: Int, fresh: Bool) throws {
+    let client = try BusConnection(address: address)
+    defer { client.close() }
+    if fresh {
+        _ = try? call(client, "Stop")
+        _ = try call(client, "StartProject", [.string("Bench A")])
+    }
+    var pauses: [Double] = [], resumes: [Double] = []
+    for _ in 0..<count {
+        pauses += try timed(1) { _ = try call(client, "Pause") }
+        resumes += try timed(1) { _ = try call(client, "Resume") }
+    }
+    if count > 0 { print("Pause \(format(Summary(pauses).median)) ms, Resume \(format(Summary(resumes).median)) ms (medians of \(count))") }
+}
+
+/// org.freedesktop.DBus.Peer.Ping to the agent: one round trip through the bus and the agent's
+/// dispatch with no work of its own (the floor of a call).
+func ping(_ connection: BusConnection) throws -> [DBusValue] {
+    try connection.call(destination: busName, path: objectPath, interface: "org.freedesktop.DBus.Peer", member: "Ping",
+                        arguments: [], timeoutMilliseconds: 30_000)
 }

@@ -24,10 +24,11 @@ struct Row {
 func verdict(_ row: Row, in rows: [Row]) -> String {
     let median = row.summary.median
     if case let agent = syncAgentVerdict(row, in: rows), !agent.isEmpty { return agent }
+    if case let durable = durableVerdict(row), !durable.isEmpty { return durable }
     func atMost(_ limit: Double) -> String { median <= limit ? "ok (≤ \(format(limit)))" : "MISSED (goal ≤ \(format(limit)))" }
     switch row.metric {
     case "D-Bus round trip: Pause" where row.size == 100_000, "D-Bus round trip: Resume" where row.size == 100_000:
-        let floor = ["floor: one fdatasync of 4 KiB overwritten in place", "floor: D-Bus round trip, GetStatus (no change)"]
+        let floor = ["floor: one fdatasync of 4 KiB overwritten in place", "floor: D-Bus round trip, Ping (the agent does nothing)"]
             .compactMap { metric in rows.first { $0.size == row.size && $0.metric == metric }?.summary.median }
         guard floor.count == 2 else { return "" }
         let sum = floor[0] + floor[1]

@@ -21,6 +21,8 @@ struct Options {
     var reportsOnly = false
     /// Only enabling sync and joining in the agent (`--sync-agent-only`).
     var syncAgentOnly = false
+    /// Only the durable path against its floor, five runs (`--durable-only`, DurablePathBench.swift).
+    var durableOnly = false
 }
 
 func parseOptions() -> Options {
@@ -34,6 +36,7 @@ func parseOptions() -> Options {
         case "--sync-only": options.syncOnly = true
         case "--changes-only": options.changesOnly = true
         case "--reports-only": options.reportsOnly = true
+        case "--durable-only": options.durableOnly = true; options.sizes = [1000, 100_000]
         case "--sync-agent-only": options.syncOnly = true; options.syncAgentOnly = true
         case "--sizes": options.sizes = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
         case "--window": options.window = Double(arguments.popFirst() ?? "") ?? options.window
@@ -46,6 +49,14 @@ func parseOptions() -> Options {
             let folder = arguments.popFirst() ?? "", syncFolder = arguments.popFirst() ?? ""
             let count = Int(arguments.popFirst() ?? "") ?? 100
             runAndExit { try profileSync(folder: folder, syncFolder: syncFolder, count: count) }
+        case "--generate":
+            let size = Int(arguments.popFirst() ?? "") ?? 0, folder = arguments.popFirst() ?? ""
+            runAndExit { try generateForProfile(size: size, folder: folder) }
+        case "--drive-pauses":
+            let address = arguments.popFirst() ?? "", count = Int(arguments.popFirst() ?? "") ?? 100
+            let fresh = arguments.first != "same"
+            if !fresh { _ = arguments.popFirst() }
+            runAndExit { try drivePauses(address: address, count: count, fresh: fresh) }
         case "--crash-workload":
             // The write path the crash-state tests record (CrashWorkload.swift).
             let folder = arguments.popFirst() ?? "", acks = arguments.popFirst() ?? ""
@@ -54,8 +65,9 @@ func parseOptions() -> Options {
             let folder = arguments.popFirst() ?? "", acks = arguments.popFirst() ?? ""
             exit(runCrashWorkloadWithSync(folder: folder, acks: acks, changes: Int(arguments.popFirst() ?? "") ?? 20))
         case "--help", "-h":
-            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--sync-agent-only] [--changes-only] [--reports-only]")
+            print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--sync-agent-only] [--changes-only] [--reports-only] [--durable-only]")
             print("       time-bench --profile-kind DATA-DIR METRIC N | --profile-sync DATA-DIR SYNC-DIR|- N   (for a profiler; - is sync off)")
+            print("       time-bench --generate SIZE DIR/data-SIZE | --drive-pauses BUS-ADDRESS N [same]   (scripts/profile-durable-path.sh)")
             exit(0)
         default:
             printError("unknown option \(argument) (see --help)")
@@ -181,7 +193,8 @@ func measure(size: Int, options: Options, agentBinary: String, rows changeRows: 
     }
     _ = try call(client, "Stop")
     changes += 1
-    add("floor: D-Bus round trip, GetStatus (no change)", "ms", try timed(200) { _ = try call(client, "GetStatus") })
+    add("floor: D-Bus round trip, Ping (the agent does nothing)", "ms", try timed(200) { _ = try ping(client) })
+    add("D-Bus round trip, GetStatus (no change)", "ms", try timed(200) { _ = try call(client, "GetStatus") })
     add("D-Bus round trip: Pause", "ms", pauses)
     add("D-Bus round trip: Resume", "ms", resumes)
     add("D-Bus round trip: StartProject (switch)", "ms", switches)
@@ -229,7 +242,9 @@ try? Files.makePrivateDirectory(options.work)
 var rows: [Row] = []
 do {
     var changeRows: [Int: [Row]] = [:]
-    if options.reportsOnly {
+    if options.durableOnly {
+        rows = try measureDurablePath(options: options, agentBinary: agentBinary) { printError($0) }
+    } else if options.reportsOnly {
         for size in options.sizes { try generateHistory(size: size, options: options) { printError($0) } }
         for size in options.sizes {
             rows += try measure(size: size, options: options, agentBinary: agentBinary, rows: []) { printError($0) }
@@ -241,7 +256,7 @@ do {
         let stores = try options.sizes.map { try ChangeKindStore(size: $0, data: options.work + "/data-\($0)", now: now) }
         changeRows = try measureChangeKinds(stores: stores)
     }
-    for size in options.sizes where !options.reportsOnly {
+    for size in options.sizes where !options.reportsOnly && !options.durableOnly {
         if options.syncOnly {
             if !options.syncAgentOnly { rows += try measureSync(size: size, options: options) { printError($0) } }
             rows += try measureSyncAgent(size: size, options: options, agentBinary: agentBinary) { printError($0) }

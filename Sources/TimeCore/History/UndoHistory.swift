@@ -40,6 +40,9 @@ final class UndoHistory {
 
     private let store: Store
     private var recording: ChangeRecording?
+    /// False only when no step can be marked undone (none was undone since the last change
+    /// removed them, and that change committed): the change then skips looking for them.
+    private var mayHoldUndone = true
     /// The sentence given by the code making the change (`Tracker.describeStep`); otherwise the
     /// step is described from its changeset.
     var givenDescription: String?
@@ -58,6 +61,8 @@ final class UndoHistory {
     func abandonStep() {
         recording = nil
         givenDescription = nil
+        // A rolled-back change brings back the undone steps it removed.
+        mayHoldUndone = true
     }
 
     /// Ends the recording; a change that changed something becomes the newest step, and what
@@ -72,7 +77,10 @@ final class UndoHistory {
         let changeset = try recording.changeset()
         guard !changeset.isEmpty else { return nil }
         let description = try given ?? describe(changeset)
-        try database.run("DELETE FROM undo_steps WHERE undone = 1")
+        if mayHoldUndone {
+            try database.run("DELETE FROM undo_steps WHERE undone = 1")
+            mayHoldUndone = false
+        }
         try database.insertBlobRow(
             "INSERT INTO undo_steps(time, description, undone, changeset) VALUES(?, ?, 0, ?)",
             [.integer(time), .text(description)], blob: changeset.bytes)
@@ -131,6 +139,7 @@ final class UndoHistory {
         }
         try markChanged(touched)
         try database.run("UPDATE undo_steps SET undone = ? WHERE id = ?", .integer(undo ? 1 : 0), .integer(step.id))
+        mayHoldUndone = true
     }
 
     /// Tells the store which sessions the apply touched, so the snapshot rewrites what they were

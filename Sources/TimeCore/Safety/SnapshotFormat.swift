@@ -135,20 +135,22 @@ public enum SnapshotFormat {
                         openSession: WorkSession?, chunkList: String, todaysSessions: String = "",
                         away: String = "", dataID: String = "", plans: PlanSettings = PlanSettings(),
                         focus: String = "") -> String {
+        payload(records: records(categories: categories, projects: projects), openSession: openSession, chunkList: chunkList,
+                todaysSessions: todaysSessions, away: away,
+                settings: settings(reminderMinutes: reminderMinutes, dataID: dataID, plans: plans), focus: focus)
+    }
+
+    /// The same from its parts serialized already: `records` (categories and projects, which a
+    /// timer change leaves as they were, so the keeper keeps them serialized) and `settings`.
+    static func payload(records: Records, openSession: WorkSession?, chunkList: String, todaysSessions: String,
+                        away: String, settings: String, focus: String = "") -> String {
         var out = ""
-        out.reserveCapacity(chunkList.utf8.count + todaysSessions.utf8.count + 120 * (projects.count + categories.count) + 1024)
+        out.reserveCapacity(records.categories.utf8.count + records.projects.utf8.count + chunkList.utf8.count
+                            + todaysSessions.utf8.count + away.utf8.count + settings.utf8.count + focus.utf8.count + 1024)
         out += away.isEmpty ? "{" : "{\"away\":" + away + ","
-        out += "\"categories\":["
-        for (index, category) in categories.sorted(by: { $0.id < $1.id }).enumerated() {
-            out += index == 0 ? "{" : ",{"
-            appendGlobalID(category.globalID, to: &out)
-            out += "\"id\":"
-            out += String(category.id)
-            out += ",\"name\":"
-            JSON.writeString(category.name, to: &out)
-            out += "}"
-        }
-        out += "],\"chunks\":"
+        out += "\"categories\":"
+        out += records.categories
+        out += ",\"chunks\":"
         out += chunkList
         if !focus.isEmpty {
             out += ",\"focus\":"
@@ -156,45 +158,20 @@ public enum SnapshotFormat {
         }
         out += ",\"openSession\":"
         (openSession.map(sessionJSON) ?? .null).write(to: &out)
-        out += ",\"projects\":["
-        for (index, project) in projects.sorted(by: { $0.id < $1.id }).enumerated() {
-            out += index == 0 ? "{\"archived\":" : ",{\"archived\":"
-            out += project.archived ? "true" : "false"
-            out += ",\"categoryId\":"
-            out += project.categoryID.map { String($0) } ?? "null"
-            out += ",\"color\":"
-            JSON.writeString(project.color, to: &out)
-            out += ","
-            appendGlobalID(project.globalID, to: &out)
-            out += "\"id\":"
-            out += String(project.id)
-            out += ",\"name\":"
-            JSON.writeString(project.name, to: &out)
-            appendPlan(of: project, to: &out)
-            out += "}"
-        }
-        out += "]"
+        out += ",\"projects\":"
+        out += records.projects
         if !todaysSessions.isEmpty {
             out += ",\"sessions\":"
             out += todaysSessions
         }
-        out += ",\"settings\":{\"currency\":"
-        JSON.writeString(plans.currency, to: &out)
-        out += ","
-        if !dataID.isEmpty {
-            out += "\"dataId\":"
-            JSON.writeString(dataID, to: &out)
-            out += ","
-        }
-        out += "\"reminderMinutes\":"
-        out += String(reminderMinutes)
-        appendPlanSettings(plans, to: &out)
-        out += "}}"
+        out += ",\"settings\":"
+        out += settings
+        out += "}"
         return out
     }
 
     /// `"gid":"…",` (v8), nothing for a record without one.
-    private static func appendGlobalID(_ globalID: String, to out: inout String) {
+    static func appendGlobalID(_ globalID: String, to out: inout String) {
         guard !globalID.isEmpty else { return }
         out += "\"gid\":"
         JSON.writeString(globalID, to: &out)

@@ -1,3 +1,4 @@
+import PathTrace
 import Glibc
 
 /// Keeps verified JSON snapshots of the data state: one is written (or found) for every change
@@ -55,6 +56,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     private var chunkedOfInlineDay: [Int64]?
     private var firstInlineID = Int64.max
     private var inlineCache: String?
+    /// The payload's categories and projects as the last change wrote them, with their records.
+    private var recordsCache: SnapshotFormat.Records?
     struct Pending {
         var previousTree: ChunkTree
         var previousUnflushed: [String: (period: String, bytes: [UInt8])]
@@ -208,6 +211,7 @@ public final class SnapshotKeeper: ChangeRecorder {
 
     private func record(_ store: Store, changedDays: Set<String>) throws {
         tidyUp()
+        PathTrace.mark("snapshot: tidy up left over")
         var state = Pending(previousTree: tree, previousUnflushed: unflushed, previousEntries: entries,
                             previousNeedsFullRecord: needsFullRecord, previousInlineDay: inlineDay,
                             previousDurableTree: durableTree, previousRetiredRoots: retiredDurableRoots,
@@ -264,15 +268,24 @@ public final class SnapshotKeeper: ChangeRecorder {
         }
         tree = newTree
         needsFullRecord = false
+        PathTrace.mark("snapshot: today's sessions and chunks")
         let chunkList = tree.topList
+        // Read from the store every time (it is the truth); written again only when it differs
+        // from what the last change wrote (a timer change leaves projects and categories alone).
+        let categories = try store.categories(), projects = try store.projects()
+        if recordsCache?.hold(categories: categories, projects: projects) != true {
+            recordsCache = SnapshotFormat.records(categories: categories, projects: projects)
+        }
         let payload = SnapshotFormat.payload(
-            categories: try store.categories(), projects: try store.projects(),
-            reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-            openSession: try store.openSession(), chunkList: chunkList, todaysSessions: inlineCache ?? "",
-            away: SnapshotFormat.awayJSON(try store.awayState()),
-            dataID: try store.meta("data_id") ?? "", plans: try store.planSettings(),
+            records: recordsCache!, openSession: try store.openSession(), chunkList: chunkList,
+            todaysSessions: inlineCache ?? "", away: SnapshotFormat.awayJSON(try store.awayState()),
+            settings: SnapshotFormat.settings(
+                reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
+                dataID: try store.meta("data_id") ?? "", plans: try store.planSettings()),
             focus: SnapshotFormat.focusDataJSON(try store.focusData()))
+        PathTrace.mark("snapshot: payload read and serialised")
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
+        PathTrace.mark("snapshot: payload checksum")
         let sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
 
@@ -288,15 +301,20 @@ public final class SnapshotKeeper: ChangeRecorder {
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
         } else {
             // (Also when the kept file of this state no longer verifies: the new one is newer.)
-            state.writtenFiles.append(path)
-            pending = state
             // Not flushed: the slot below is the durable record; this file keeps the state among the 20.
-            try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextSnapshotFile, flush: false)
+            if keptFileAfterAnswer {
+                keptFileDue = (bytes, path)
+            } else {
+                state.writtenFiles.append(path)
+                pending = state
+                try Files.writeDurably(bytes, to: path, syncFolder: false, prepared: nextSnapshotFile, flush: false)
+            }
             entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
         }
         if let newest = entries.last {
             tops[newest.sequence] = tree.root.map { [$0] } ?? []
         }
+        PathTrace.mark("snapshot: kept state file")
         if let newest = entries.last, newest.sequence != durableSequence {
             // The chunks the snapshot names that are not known durable travel in its slot, up to
             // a batch flush that makes them all durable at once.
@@ -307,10 +325,14 @@ public final class SnapshotKeeper: ChangeRecorder {
             try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: slotAttachment?() ?? [])
             durableSequence = newest.sequence
         }
-        try store.setMeta("snapshot_state", stateHash)
-        // Which kept snapshot this commit goes with: a start-up that finds a newer one rolls forward.
-        try store.setMeta(SnapshotKeeper.sequenceKey, String(entries.last?.sequence ?? 0))
+        PathTrace.mark("slot: read back and compared")
+        // The state this commit goes with, and which kept snapshot (a start-up that finds a newer
+        // one rolls forward): one statement for both.
+        try store.database.run("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                               .text("snapshot_state"), .text(stateHash),
+                               .text(SnapshotKeeper.sequenceKey), .text(String(entries.last?.sequence ?? 0)))
         pending = state
+        PathTrace.mark("snapshot: meta rows")
     }
 
     public func changeCommitted() {
@@ -325,13 +347,35 @@ public final class SnapshotKeeper: ChangeRecorder {
     public func tidyUp() {
         guard tidyUpDue else { return }
         tidyUpDue = false
+        writeKeptFile()
         prune()
         prepareFiles()
+    }
+
+    /// When true, the file that keeps a new state among the 20 (`state-…json`) is written by
+    /// `tidyUp`, after the change was acknowledged, instead of before: it is never flushed (the
+    /// slot is the change's durable record, and a power cut may take the file either way), so
+    /// writing it later trades nothing, and the caller's answer does not wait for it. The next
+    /// change (its `tidyUp` comes first) and a shutdown find it written. The agent sets it.
+    public var keptFileAfterAnswer = false
+    /// The kept file of the last change, not yet written (with `keptFileAfterAnswer`).
+    private var keptFileDue: (bytes: [UInt8], path: String)?
+
+    private func writeKeptFile() {
+        guard let due = keptFileDue else { return }
+        keptFileDue = nil
+        do {
+            try Files.writeDurably(due.bytes, to: due.path, syncFolder: false, prepared: nextSnapshotFile, flush: false)
+        } catch {
+            // The state is durable in its slot; only one of the 20 kept states is missing.
+            entries.removeAll { $0.path == due.path }
+        }
     }
 
     public func changeAbandoned() {
         guard let undone = pending else { return }
         pending = nil
+        keptFileDue = nil
         if let renamed = undone.renamed { try? Files.move(renamed.to, to: renamed.from) }
         if let slot = undone.slotWritten {
             // The slot must not bring back a change that was refused: it is voided, and the
@@ -352,51 +396,5 @@ public final class SnapshotKeeper: ChangeRecorder {
         entries = undone.previousEntries
         needsFullRecord = undone.previousNeedsFullRecord
         prepareFiles()
-    }
-
-    // MARK: Restoring
-
-    /// Writes `state` into an empty store, keeping every id, and reads it back to compare
-    /// record by record and relationship by relationship.
-    public static func restore(_ state: DataState, into store: Store, stateHash: String?, sequence: Int? = nil) throws {
-        let state = state.withGlobalIDs()
-        let problems = state.relationshipProblems()
-        guard problems.isEmpty else { throw RestoreFailure.inconsistent(problems.joined(separator: "; ")) }
-        try store.begin()
-        do {
-            // Sync's settings are not data (no snapshot holds them): a store rolled forward in
-            // place keeps its device id, folder and positions, so sync goes on as this device.
-            let sync = try SyncStore.settings(of: store)
-            try store.removeAll()
-            for (key, value) in sync { try store.setMeta(key, value) }
-            for category in state.categories { try store.insertCategory(category) }
-            for project in state.projects { _ = try store.insertProject(project, keepingID: true) }
-            for session in state.sessions { _ = try store.insertSession(session, keepingID: true) }
-            try store.setMeta("reminder_minutes", String(state.reminderMinutes))
-            try store.restoreAway(state.away)
-            try store.setPlanSettings(state.plans)
-            try store.setFocusData(state.focus)
-            if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
-            if let stateHash { try store.setMeta("snapshot_state", stateHash) }
-            if let sequence { try store.setMeta(sequenceKey, String(sequence)) }
-            try SyncStore.forgetNotes(in: store)
-            try store.commit()
-        } catch {
-            store.rollback()
-            throw error
-        }
-        let differences = try DataState(store: store).differences(from: state)
-        guard differences.isEmpty else { throw RestoreFailure.mismatch(differences.joined(separator: "; ")) }
-    }
-
-    public enum RestoreFailure: Error, CustomStringConvertible {
-        case inconsistent(String)
-        case mismatch(String)
-        public var description: String {
-            switch self {
-            case .inconsistent(let what): "the snapshot's records do not fit together (\(what))"
-            case .mismatch(let what): "the restored store differs from the snapshot (\(what))"
-            }
-        }
     }
 }

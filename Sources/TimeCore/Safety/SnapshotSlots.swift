@@ -1,3 +1,4 @@
+import PathTrace
 import Glibc
 
 /// The durable record of each change: two preallocated slot files, `slot-0.snapshot` and
@@ -63,6 +64,7 @@ final class SnapshotSlots {
         var header = Array("\(SnapshotSlots.magic) \(sequence) \(body.count) \(SHA256.hex(body)) \(snapshot.count)".utf8)
         header += [UInt8](repeating: UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count) + [UInt8(ascii: "\n")]
         let bytes = header + body
+        PathTrace.mark("slot: body and its checksum")
         let fd = descriptors[index]
         var written = 0
         while written < bytes.count {
@@ -73,12 +75,45 @@ final class SnapshotSlots {
             }
             written += count
         }
+        PathTrace.mark("slot: write")
         guard fdatasync(fd) == 0 else { throw FileError("flush to disk", path) }
+        PathTrace.mark("slot: fdatasync")
         // Read back and compared, as every snapshot is: byte for byte with what was just written
         // and checksummed (hashing it again would prove no more, at the cost of a second hash).
-        guard let read = try? Files.read(path), Files.same(Array(read.prefix(bytes.count)), bytes) else {
+        // Only what was written is read (the slot keeps the length of its longest snapshot), into
+        // a buffer kept between changes.
+        guard readBack(fd, count: bytes.count), readBuffer.withUnsafeBytes({ read in
+            bytes.withUnsafeBytes { memcmp(read.baseAddress!, $0.baseAddress!, bytes.count) == 0 }
+        }) else {
             throw FileError("verify", path, code: EIO)
         }
+        // The file written is the one a start will read: the slot's path still names it (a
+        // snapshot folder moved or replaced since the slots were opened would take the change's
+        // only durable record with it).
+        try checkStillAtItsPath(fd, path)
+    }
+
+    private func checkStillAtItsPath(_ fd: Int32, _ path: String) throws {
+        var open = stat(), named = stat()
+        guard fstat(fd, &open) == 0 else { throw FileError("verify", path) }
+        guard stat(path, &named) == 0 else { throw FileError("verify", path) }
+        guard open.st_dev == named.st_dev && open.st_ino == named.st_ino else { throw FileError("verify", path, code: ESTALE) }
+    }
+
+    /// The buffer the slots are read back into, grown to the longest snapshot written.
+    private var readBuffer: [UInt8] = []
+
+    /// Reads the first `count` bytes of the slot at `fd` into `readBuffer`; false on a short read or an error.
+    private func readBack(_ fd: Int32, count: Int) -> Bool {
+        if readBuffer.count < count { readBuffer = [UInt8](repeating: 0, count: count) }
+        var done = 0
+        while done < count {
+            let got = readBuffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(done)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { return false }
+            done += got
+        }
+        return true
     }
 
     /// Makes a slot hold nothing (for a change that was refused after its slot was written).

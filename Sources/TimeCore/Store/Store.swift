@@ -71,9 +71,10 @@ public final class Store {
     func begin() throws {
         changedDays.removeAll()
         changedSessionIDs.removeAll()
-        try database.execute("BEGIN IMMEDIATE")
+        // Prepared once and kept, as every statement of a change (sqlite3_exec parses each time).
+        try database.run("BEGIN IMMEDIATE")
     }
-    func commit() throws { try database.execute("COMMIT") }
+    func commit() throws { try database.run("COMMIT") }
     func rollback() {
         try? database.execute("ROLLBACK")
         changedDays.removeAll()

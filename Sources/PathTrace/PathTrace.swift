@@ -1,0 +1,62 @@
+import Glibc
+
+/// Wall-clock marks along the path of one request, for scripts/profile-durable-path.sh
+/// (docs/durable-path.md): each part is the time from the mark before it to its own. Off unless
+/// `TIME_PATH_TRACE` names a file: a mark then costs one test of a constant. On, a mark costs one
+/// clock_gettime and the parts' medians and means are written to that file at exit.
+/// Everything runs on the agent's one main-loop thread.
+public enum PathTrace {
+    public static let enabled = getenv("TIME_PATH_TRACE") != nil
+
+    nonisolated(unsafe) private static var last: UInt64 = 0
+    nonisolated(unsafe) private static var active = false
+    nonisolated(unsafe) private static var order: [String] = []
+    nonisolated(unsafe) private static var samples: [String: [UInt64]] = [:]
+
+    /// A request starts (its message was taken off the connection).
+    @inline(__always) public static func begin() {
+        if enabled { active = true; last = clock() }
+    }
+
+    /// The part that ended now; nothing outside a request.
+    @inline(__always) public static func mark(_ part: StaticString) {
+        if enabled && active { record(part.description) }
+    }
+
+    /// The request's path ended (after the work that follows the reply).
+    @inline(__always) public static func end() {
+        if enabled && active { record("(rest of the handler)"); active = false }
+    }
+
+    private static func clock() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    private static func record(_ part: String) {
+        let now = clock()
+        if samples[part] == nil { order.append(part) }
+        samples[part, default: []].append(now - last)
+        // The bookkeeping above is not counted in the next part.
+        last = clock()
+    }
+
+    /// Writes one line per part, in the order first seen: name, count, median and mean in µs.
+    public static func write() {
+        guard enabled, let path = getenv("TIME_PATH_TRACE") else { return }
+        var text = "part\tcount\tmedian_us\tmean_us\n"
+        for part in order {
+            let values = samples[part, default: []].sorted()
+            guard !values.isEmpty else { continue }
+            let median = Double(values[values.count / 2]) / 1000
+            let mean = Double(values.reduce(0, +)) / Double(values.count) / 1000
+            text += "\(part)\t\(values.count)\t\(rounded(median))\t\(rounded(mean))\n"
+        }
+        guard let file = fopen(path, "w") else { return }
+        fputs(text, file)
+        fclose(file)
+    }
+
+    private static func rounded(_ value: Double) -> String { String((value * 10).rounded() / 10) }
+}
