@@ -2,5 +2,5 @@
 /// reads it from this line and checks that debian/changelog's newest entry and the man pages
 /// name it), the agent's `Version` property on D-Bus, and `--version` of both programs.
 public enum TimeVersion {
-    public static let string = "0.5.0"
+    public static let string = "0.6.0"
 }
