@@ -51,7 +51,9 @@ extension AgentService {
         // Read-only storage cannot end a phase: no timer for it.
         guard state.isTiming, tracker.readOnlyReason == nil else { return }
         let wait = max(0, state.ends - now, focus.failedEnd == state.ends ? minuteLength : 0)
-        let delay = UInt32(clamping: wait * 1000)
+        // A GLib timeout takes milliseconds in 32 bits: a far end is waited for in steps (the
+        // timer is set again when it fires early), never multiplied past Int64.
+        let delay = UInt32(clamping: min(wait, Int64(UInt32.max / 1000)) * 1000)
         focus.source = g_timeout_add_full(G_PRIORITY_DEFAULT, delay, focusPhaseDue, Unmanaged.passUnretained(self).toOpaque(), nil)
         Log.debug("focus: the \(state.phase.rawValue) ends in \(wait) s")
     }

@@ -21,8 +21,11 @@ public enum GivenTime {
                 "The time given for \(what) (\(GivenTime.shown(time, now: now))) is in the future; give a time up to now.")
         }
         if time < now - longestBack {
+            // A timer left running over a weekend is the common case: say the way that works.
+            let stopping = what == "the end"
+                ? " To end a session left running longer, stop it now and then give it its duration with EditSession (timectl stop, then timectl edit ID --duration 8h)." : ""
             throw TrackerError.invalidArgument(
-                "The time given for \(what) (\(GivenTime.shown(time, now: now))) is more than 24 hours ago; for the past, enter a completed session with AddSession (timectl add) or change one with EditSession (timectl edit).")
+                "The time given for \(what) (\(GivenTime.shown(time, now: now))) is more than 24 hours ago; for the past, enter a completed session with AddSession (timectl add) or change one with EditSession (timectl edit).\(stopping)")
         }
         return min(time, now)
     }

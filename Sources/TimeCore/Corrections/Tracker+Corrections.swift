@@ -23,9 +23,9 @@ extension Tracker {
             }
             return open.id
         }
-        if let open = openSession, open.start > start {
+        if let open = openSession, open.start >= start {
             throw TrackerError.overlap(
-                "Starting \(project.name) at \(clockText(start)) would overlap \(name(open)), open since \(clockText(open.start)) (session \(open.id)); an open session that began later is never shortened to nothing, so choose a time from \(clockText(open.start)) on, or change its start first with EditSession (timectl edit current --start TIME).")
+                "Starting \(project.name) at \(clockText(start)) would overlap \(name(open)), open since \(clockText(open.start)) (session \(open.id)); an open session that began later is never shortened to nothing, so choose a time after \(clockText(open.start)), or change its start first with EditSession (timectl edit current --start TIME).")
         }
         let overlapped = try completedSessions(overlappingFrom: start, except: openSession?.id)
         let rule = OverlapRule(start: start, adjust: adjust) { [unowned self] in self.project(id: $0)?.name ?? "project #\($0)" }
@@ -137,7 +137,7 @@ extension Tracker {
     func editOpenSession(_ open: WorkSession, changes: SessionChanges) throws {
         if changes.duration != nil {
             throw TrackerError.invalidArgument(
-                "Session \(open.id) is still open, so it has no duration to set; end it at the time it should have ended with StopAt (timectl stop --at TIME).")
+                "Session \(open.id) is still open, so it has no duration to set; end it at the time it should have ended with StopAt (timectl stop --at TIME), or, more than 24 hours back, stop it now and then give it its duration.")
         }
         let projectID = try changes.projectID.map { try project(withID: $0).id }
         let note = try changes.note.map { try TextInput.normalizedNote($0) }
@@ -193,6 +193,7 @@ extension Tracker {
         done.segments = AwayCut.segments(open.segments, endingAt: end)
         if done.segments.isEmpty && !open.segments.isEmpty { done.segments = [Segment(start: end, end: end)] }
         done.end = end
+        done.focus = open.focus.filter { $0.end <= end }   // a phase in cut time was not worked
         try store.updateSession(done, previous: open, segmentsChanged: true)
         try fitAwaySpans(of: done)
         openSession = nil
@@ -206,6 +207,7 @@ extension Tracker {
             var shortened = session
             shortened.segments = AwayCut.segments(session.segments, endingAt: start)
             shortened.end = start
+            shortened.focus = session.focus.filter { $0.end <= start }
             try store.updateSession(shortened, previous: session, segmentsChanged: true)
             try fitAwaySpans(of: shortened)
             sentence += "; \(name(session)) ended \(clockText(start)) instead of \(clockText(session.end ?? start))"

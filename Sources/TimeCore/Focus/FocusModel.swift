@@ -119,12 +119,13 @@ public struct FocusState: Equatable, Sendable {
               let next = json["next"]?.stringValue.flatMap(FocusPhase.init(rawValue:)),
               let ended = json["ended"]?.stringValue.flatMap(FocusPhase.init(rawValue:)),
               let start = json["start"]?.intValue, let ends = json["ends"]?.intValue, let endedStart = json["endedStart"]?.intValue,
-              let completed = json["completed"]?.intValue, completed >= 0, completed <= Int64(UInt32.max)
+              let completed = json["completed"]?.intValue, completed >= 0, completed <= Int64(UInt32.max),
+              [start, ends, endedStart].allSatisfy({ (0...Tracker.latestTime).contains($0) })
         else { throw FocusDataError.malformed }
         self.phase = phase; self.next = next; self.ended = ended
         self.start = start; self.ends = ends; self.endedStart = endedStart; self.completed = UInt32(completed)
         if let left = json["pausedLeft"] {
-            guard let value = left.intValue, value >= 0 else { throw FocusDataError.malformed }
+            guard let value = left.intValue, (0...Tracker.latestTime).contains(value) else { throw FocusDataError.malformed }
             pausedLeft = value
         }
     }

@@ -65,6 +65,9 @@ extension Tracker {
         case .shortBreak, .longBreak: next = .focus
         case .waiting: next = state.next
         }
+        // A long break taken by skipping ends that round of the cycle, as a completed phase would:
+        // otherwise the next completed phase would be the round's last again and earn a second one.
+        if state.phase == .focus && next == .longBreak { state.completed += 1 }
         try change {
             try enter(next, at: now, state: &state, settings: settings)
             try store.setFocusState(state)

@@ -23,7 +23,7 @@ func momentOption(_ name: String, _ arguments: ParsedArguments, now: Int64) thro
 /// The words of this command line quoted for a shell, for a line a person can paste.
 func shellLine(_ words: [String]) -> String {
     words.map { word in
-        let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_.,:/#@%+=".contains($0) }
+        let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_.,:/#@%+=".contains($0) } && !word.hasPrefix("#")
         return plain ? word : "'" + word.replacingAll("'", with: "'\\''") + "'"
     }.joined(separator: " ")
 }
