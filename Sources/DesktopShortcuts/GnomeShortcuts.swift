@@ -12,6 +12,9 @@ enum GnomeShortcuts {
 
     static func set(_ key: KeyCombo, for action: ShortcutAction) throws {
         var paths = try list()
+        if let owner = try GnomeConflicts.owner(of: key, except: path(action), paths: paths) {
+            throw ShortcutError("\(key.label) already runs \(owner) in GNOME's keyboard shortcuts; choose another key, or free it in Settings → Keyboard → Keyboard Shortcuts.")
+        }
         let place = relocatable + ":" + path(action)
         for (name, value) in [("name", action.title), ("command", action.command), ("binding", key.gtk)] {
             try gsettings(["set", place, name, quoted(value)])
@@ -71,7 +74,7 @@ enum GnomeShortcuts {
     static func unquoted(_ text: String) -> String { parseStrings(text).first ?? "" }
 
     @discardableResult
-    private static func gsettings(_ arguments: [String]) throws -> String {
+    static func gsettings(_ arguments: [String]) throws -> String {
         let result = Run.tool(["gsettings"] + arguments)
         guard result.status == 0 else {
             if result.status == 127 { throw ShortcutError("GNOME's gsettings tool is not installed (package libglib2.0-bin).") }

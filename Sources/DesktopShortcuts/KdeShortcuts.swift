@@ -15,6 +15,14 @@ enum KdeShortcuts {
     }
 
     static func set(_ key: KeyCombo, for action: ShortcutAction, environment: [String: String]) throws {
+        // kglobalshortcutsrc's `_launch` value is comma-separated (key,default,title): a comma key
+        // would be cut off there and never read back.
+        if key.key == "comma" {
+            throw ShortcutError("KDE Plasma cannot keep \(key.label): its shortcut file separates fields with commas; choose another key, such as \(KeyCombo(modifiers: key.modifiers, key: "period").label).")
+        }
+        if let (owner, where_) = KdeConflicts.owner(of: key, except: component(action), in: KdeConflicts.read(environment: environment)) {
+            throw ShortcutError("\(key.label) already runs \"\(owner)\" in KDE Plasma's shortcuts (\(where_)); choose another key, or free it in System Settings → Shortcuts.")
+        }
         let file = desktopFile(action, environment: environment)
         let text = """
             [Desktop Entry]

@@ -50,7 +50,9 @@ public struct KeyCombo: Equatable, Sendable {
         }
         let lower = name.lowercased()
         if lower.hasPrefix("f"), let n = Int(lower.dropFirst()), (1...35).contains(n) { return "F\(n)" }
-        return named.first { $0.lowercased() == lower }
+        if let known = named.first(where: { $0.lowercased() == lower }) { return known }
+        // KDE writes Qt's names (`Del`, `PgUp`, `Media Play`, `,`): read them back as the keysym.
+        return qtNames.first { $0.value.filter { $0 != " " }.lowercased() == lower }?.key
     }
 
     private static let named = ["space", "Return", "Tab", "Escape", "BackSpace", "Delete", "Insert", "Home", "End",
