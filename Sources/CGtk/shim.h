@@ -1,5 +1,6 @@
 #include <adwaita.h>
 #include <gtk/gtk.h>
+#include "ticking_text.h"
 
 /* Macros and variadic functions Swift cannot call, as small functions GtkKit can. */
 

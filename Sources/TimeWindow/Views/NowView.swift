@@ -13,7 +13,7 @@ final class NowView {
     private let category = Make.label("", style: "dim-label")
     /// The seconds tick on screen only: hidden from screen readers, which get `elapsedSpoken`'s
     /// whole minutes (a label changed each second is an accessibility event each second).
-    private let elapsed = Make.label("0:00:00", style: "title-1").hiddenFromScreenReaders()
+    private let elapsed = Make.tickingText("0:00:00", style: "title-1")
     private lazy var elapsedSpoken = Make.spokenAsLabel([elapsed]).accessibleName("Elapsed 0 min")
     /// "Started at 09:12", pressed to say when the work really began (CorrectionDialog).
     private let startedAt = Make.button("Started at", style: "flat").accessibleName("Started at")
@@ -46,7 +46,6 @@ final class NowView {
     init(context: WindowContext) {
         self.context = context
         root.margins(24).align(GTK_ALIGN_CENTER, GTK_ALIGN_START).width(420)
-        elapsed.style("numeric")
         let timerButtons = Make.box(false, spacing: 12, [pause, resume, stop]).align(GTK_ALIGN_CENTER)
         stop.style("destructive-action")
         continueButton.style("suggested-action")
@@ -98,7 +97,7 @@ final class NowView {
         defer { self.model = model; followTicking() }
         // A tick changes these two labels only: nothing else is set again (each change of a
         // widget costs a redraw and, with a screen reader's bus, an event).
-        elapsed.text = model.elapsed
+        elapsed.tickingText = model.elapsed
         if model.elapsedSpoken != self.model?.elapsedSpoken { elapsedSpoken.accessibleName(model.elapsedSpoken) }
         totals.text = model.totals
         focusLabel.text = model.focus.text
