@@ -38,6 +38,10 @@ public final class AgentLink {
     public private(set) var status: Status = .connecting
     /// Called after the properties changed (the keys that did) or the status changed (empty set).
     public var onChange: ((Set<String>) -> Void)?
+    /// Calls sent and not answered yet.
+    public private(set) var callsInFlight = 0
+    /// Called when the last call in flight has been answered (and what its answer started was sent).
+    public var onSettled: (() -> Void)?
     private var retry: MainLoopTimer?
     private var retryDelay: UInt32 = 500
     private var signalHandler = 0
@@ -76,8 +80,18 @@ public final class AgentLink {
             let message = try Message(methodCall: Time1.busName, path: Time1.path, interface: interface, member: request.member)
             message.autoStart = true
             try message.append(request.arguments)
-            try bus.callAsync(message, timeoutMilliseconds: 30_000) { result in
-                reply(result.mapError(AgentError.init))
+            callsInFlight += 1
+            do {
+                try bus.callAsync(message, timeoutMilliseconds: 30_000) { [weak self] result in
+                    reply(result.mapError(AgentError.init))
+                    // After the reply ran: a call it sent in turn keeps the count above zero.
+                    guard let self else { return }
+                    self.callsInFlight -= 1
+                    if self.callsInFlight == 0 { self.onSettled?() }
+                }
+            } catch {
+                callsInFlight -= 1
+                throw error
             }
         } catch let error as BusError {
             reply(.failure(AgentError(error)))

@@ -43,7 +43,7 @@ public enum WindowApp {
             let shared = WindowContext(link: link)
             let made = MainWindow(application: application, context: shared)
             window = made
-            made.present()
+            made.presentWhenLoaded()
         }
         let status = application.run(arguments: arguments)
         window = nil

@@ -26,6 +26,8 @@ final class MainWindow {
     /// The Week view reads its report and chart when it is shown, not at every start: the chart
     /// is the agent's librsvg picture, which costs the agent memory and the start time.
     private var weekStale = true
+    /// Pending while the first showing waits for the agent's answers (`presentWhenLoaded`).
+    private var firstShowing: MainLoopTimer?
 
     init(application: Application, context: WindowContext) {
         self.context = context
@@ -89,11 +91,31 @@ final class MainWindow {
         context.link.onChange = { [weak self] keys in self?.agentChanged(keys) }
     }
 
-    func present() { gtk_window_present(window.typed()) }
+    func present() {
+        firstShowing = nil
+        context.link.onSettled = nil
+        gtk_window_present(window.typed())
+    }
+
+    /// Shows the window once the agent has answered what the views asked at the start, so that
+    /// the first frame has today's data (not an empty window filled a moment later); at the
+    /// latest after `firstShowLimit`, or at once when the agent cannot be reached (the window
+    /// then says so and reconnects).
+    func presentWhenLoaded() {
+        context.link.onSettled = { [weak self] in
+            guard let self, self.context.link.status == .connected else { return }
+            self.present()
+        }
+        firstShowing = MainLoopTimer(milliseconds: MainWindow.firstShowLimit) { [weak self] in self?.present() }
+    }
+
+    /// How long a first start waits for the agent (one started by D-Bus activation takes longer).
+    static let firstShowLimit: UInt32 = 300
 
     /// Something changed at the agent: the timer's properties move the Now view; any change of
     /// the data (`DataRevision`), or the agent coming back, makes every view read again.
     private func agentChanged(_ keys: Set<String>) {
+        if context.link.status == .reconnecting, firstShowing != nil { present() }
         showBanner()
         preferences?.agentChanged(keys)
         historyWindow?.agentChanged(keys)
