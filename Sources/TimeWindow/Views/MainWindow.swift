@@ -51,6 +51,10 @@ final class MainWindow {
             adw_view_stack_page_set_icon_name(page, icon)
         }
         self.stack = stack
+        // Only the page on screen is measured (a homogeneous stack lays out every page, the Day
+        // view's rows and the project list too, before the first frame: about 10-15 ms of the start).
+        adw_view_stack_set_hhomogeneous(stack.opaque, 0)
+        adw_view_stack_set_vhomogeneous(stack.opaque, 0)
         let switcher = Widget(adw_view_switcher_title_new())
         adw_view_switcher_title_set_stack(switcher.opaque, stack.opaque)
         adw_view_switcher_title_set_title(switcher.opaque, "Time")
