@@ -241,7 +241,7 @@ final class FocusTests: TrackerTestCase {
         try runPhaseToItsEnd()
         XCTAssertEqual(try tracker.history(count: 100).count, steps)
         XCTAssertTrue(try tracker.canUndo().hasPrefix("Started focus on Writing"))
-        XCTAssertTrue(assertTrackerError("StorageFailure", try tracker.undo()).contains("cannot be undone"))
+        XCTAssertTrue(assertTrackerError("NothingToUndo", try tracker.undo()).contains("cannot be undone"))
         XCTAssertEqual(tracker.focusState.phase, .shortBreak, "nothing was changed")
         try tracker.skipPhase()
         XCTAssertEqual(try tracker.undo(), "Skipped to focus phase", "the person's own steps undo as ever")

@@ -231,7 +231,7 @@ final class UndoTests: XCTestCase {
         try tracker.store.database.execute("UPDATE sessions SET note = 'edited by hand' WHERE id = \(id)")
         let before = try state()
         let history = try tracker.history(count: 10)
-        let message = assertTrackerError("StorageFailure", try tracker.undo())
+        let message = assertTrackerError("NothingToUndo", try tracker.undo())
         XCTAssertTrue(message.contains("cannot be undone") && message.contains("nothing was changed"), message)
         XCTAssertEqual(try state(), before)
         XCTAssertEqual(try tracker.history(count: 10), history)

@@ -130,8 +130,10 @@ final class UndoHistory {
         do {
             try changeset.apply(to: database, highWaterKeys: UndoHistory.highWaterKeys, identityColumn: "gid")
         } catch let conflict as ChangesetConflict {
-            throw TrackerError.storageFailure(
-                "\"\(step.description)\" cannot be \(undo ? "undone" : "redone"): \(conflict.description); nothing was changed.")
+            // The data moved on since the step (the focus timer's own phase ends, a merge from
+            // another device): nothing is wrong with the store, the step just no longer applies.
+            let message = "\"\(step.description)\" cannot be \(undo ? "undone" : "redone") any more: \(conflict.description); nothing was changed."
+            throw undo ? TrackerError.nothingToUndo(message) : TrackerError.nothingToRedo(message)
         }
         for (key, before) in highWater {
             let after = try store.meta(key).flatMap { Int64($0) }
