@@ -25,29 +25,11 @@ final class FocusMigrationTests: XCTestCase {
         tzset()
     }
 
-    private func fixture(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)").path
-    }
+    private func fixture(_ name: String) -> String { OldDataFolder.fixture(name) }
 
-    private func writeStore() throws {
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = ["sqlite3", folder + "/time.sqlite"]
-        sqlite.standardInput = FileHandle(forReadingAtPath: fixture("store-v12.sql"))
-        sqlite.standardOutput = FileHandle.nullDevice
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        XCTAssertEqual(sqlite.terminationStatus, 0, "sqlite3 wrote the v12 fixture")
-        XCTAssertEqual(try SQLiteDatabase(path: folder + "/time.sqlite", mode: .readOnly).integerPragma("user_version"), 12)
-    }
+    private func writeStore() throws { try OldDataFolder(path: folder).writeStore(from: "store-v12.sql", version: 12) }
 
-    private func copySnapshots() throws {
-        let target = folder + "/snapshots"
-        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: fixture("data-v12/snapshots")) {
-            try FileManager.default.copyItem(atPath: fixture("data-v12/snapshots/\(name)"), toPath: target + "/" + name)
-        }
-    }
+    private func copySnapshots() throws { try OldDataFolder(path: folder).copySnapshots(from: "data-v12") }
 
     /// The v12 folder's records, as the v12 agent wrote them (timectl add, timectl start).
     private func assertTheV12Records(_ tracker: Tracker, file: StaticString = #filePath, line: UInt = #line) throws {

@@ -22,29 +22,11 @@ final class RatesAndTargetsMigrationTests: XCTestCase {
         tzset()
     }
 
-    private func fixture(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)").path
-    }
+    private func fixture(_ name: String) -> String { OldDataFolder.fixture(name) }
 
-    private func writeStore() throws {
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = ["sqlite3", folder + "/time.sqlite"]
-        sqlite.standardInput = FileHandle(forReadingAtPath: fixture("store-v9.sql"))
-        sqlite.standardOutput = FileHandle.nullDevice
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        XCTAssertEqual(sqlite.terminationStatus, 0, "sqlite3 wrote the v9 fixture")
-        XCTAssertEqual(try SQLiteDatabase(path: folder + "/time.sqlite", mode: .readOnly).integerPragma("user_version"), 9)
-    }
+    private func writeStore() throws { try OldDataFolder(path: folder).writeStore(from: "store-v9.sql", version: 9) }
 
-    private func copySnapshots() throws {
-        let target = folder + "/snapshots"
-        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: fixture("data-v9/snapshots")) {
-            try FileManager.default.copyItem(atPath: fixture("data-v9/snapshots/\(name)"), toPath: target + "/" + name)
-        }
-    }
+    private func copySnapshots() throws { try OldDataFolder(path: folder).copySnapshots(from: "data-v9") }
 
     /// The v9 folder's records, as the v9 agent wrote them.
     private func assertTheV9Records(_ tracker: Tracker, file: StaticString = #filePath, line: UInt = #line) throws {
