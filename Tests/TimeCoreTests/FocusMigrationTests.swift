@@ -5,24 +5,10 @@ import XCTest
 /// Store schema v13 and snapshot payload v11 (the focus timer) against a real v12 data folder: its
 /// store dumped by the sqlite3 command line (Tests/Fixtures/store-v12.sql) and the newest snapshot
 /// the v12 agent wrote beside it (Tests/Fixtures/data-v12). Run by scripts/test-schema-migration.sh.
-final class FocusMigrationTests: XCTestCase {
+final class FocusMigrationTests: OldDataFolderTestCase {
     private final class FixedClock: Clock {
         var time: Int64 = 1_796_500_000
         func now() -> Int64 { time }
-    }
-    private var folder: String!
-
-    override func setUpWithError() throws {
-        folder = try makeTemporaryDirectory() + "/data"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        setenv("TZ", "Europe/Berlin", 1)
-        tzset()
-    }
-
-    override func tearDown() {
-        if let folder { try? FileManager.default.removeItem(atPath: Files.directoryName(folder)) }
-        unsetenv("TZ")
-        tzset()
     }
 
     private func fixture(_ name: String) -> String { OldDataFolder.fixture(name) }

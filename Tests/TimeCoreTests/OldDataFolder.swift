@@ -36,3 +36,22 @@ struct OldDataFolder {
         }
     }
 }
+
+/// A test of a data folder an older version left: `folder` is new for each test (removed after
+/// it), in Europe/Berlin's time as the fixtures were written.
+class OldDataFolderTestCase: XCTestCase {
+    var folder: String!
+
+    override func setUpWithError() throws {
+        folder = try makeTemporaryDirectory() + "/data"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        setenv("TZ", "Europe/Berlin", 1)
+        tzset()
+    }
+
+    override func tearDown() {
+        if let folder { try? FileManager.default.removeItem(atPath: Files.directoryName(folder)) }
+        unsetenv("TZ")
+        tzset()
+    }
+}

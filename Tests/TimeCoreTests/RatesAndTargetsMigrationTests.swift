@@ -5,22 +5,8 @@ import XCTest
 /// Store schema v11 and snapshot payload v10 (rates and targets) against a real v9 data folder: its store dumped by
 /// the sqlite3 command line (Tests/Fixtures/store-v9.sql) and the snapshots the v9 agent wrote
 /// beside it (Tests/Fixtures/data-v9). Run by scripts/test-schema-migration.sh.
-final class RatesAndTargetsMigrationTests: XCTestCase {
+final class RatesAndTargetsMigrationTests: OldDataFolderTestCase {
     private final class Clock1797: Clock { func now() -> Int64 { 1_797_000_000 } }
-    private var folder: String!
-
-    override func setUpWithError() throws {
-        folder = try makeTemporaryDirectory() + "/data"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        setenv("TZ", "Europe/Berlin", 1)
-        tzset()
-    }
-
-    override func tearDown() {
-        if let folder { try? FileManager.default.removeItem(atPath: Files.directoryName(folder)) }
-        unsetenv("TZ")
-        tzset()
-    }
 
     private func fixture(_ name: String) -> String { OldDataFolder.fixture(name) }
 

@@ -17,10 +17,7 @@ final class CorrectionCommandTests: XCTestCase {
 
     @discardableResult
     private func ok(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let result = try bus.runArray(arguments, env: [:])
-        XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)", file: file, line: line)
-        XCTAssertEqual(result.stderr, "", "\(arguments)", file: file, line: line)
-        return result.stdout
+        try bus.succeeded(arguments, file: file, line: line)
     }
 
     private func run(_ arguments: String...) throws -> CommandResult { try bus.runArray(arguments, env: [:]) }

@@ -195,3 +195,14 @@ func waybar(_ line: String?, file: StaticString = #filePath, line number: UInt =
     }
     return object
 }
+
+extension TestBus {
+    /// Runs timectl with `arguments`: it must succeed and say nothing on stderr; what it printed.
+    @discardableResult
+    func succeeded(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let result = try runArray(arguments, env: [:])
+        XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)", file: file, line: line)
+        XCTAssertEqual(result.stderr, "", "\(arguments)", file: file, line: line)
+        return result.stdout
+    }
+}

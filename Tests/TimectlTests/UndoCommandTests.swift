@@ -14,10 +14,7 @@ final class UndoCommandTests: XCTestCase {
 
     @discardableResult
     private func ok(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let result = try bus.runArray(arguments, env: [:])
-        XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)", file: file, line: line)
-        XCTAssertEqual(result.stderr, "", "\(arguments)", file: file, line: line)
-        return result.stdout
+        try bus.succeeded(arguments, file: file, line: line)
     }
 
     private func refused(_ arguments: String..., containing text: String, file: StaticString = #filePath, line: UInt = #line) throws {
