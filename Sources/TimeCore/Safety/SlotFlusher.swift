@@ -68,7 +68,6 @@ final class SlotFlusher: @unchecked Sendable {
         // (Recorded here: PathTrace belongs to the calling thread.)
         if PathTrace.enabled && doneAt != 0 {
             PathTrace.sample("handoff: flusher woken", nanoseconds: wokeAt &- postedAt)
-            PathTrace.sample("slot: fdatasync (on the flusher)", nanoseconds: doneAt &- wokeAt)
             PathTrace.sample("handoff: caller woken after the flush", nanoseconds: PathTrace.now() &- doneAt)
             doneAt = 0
         }
