@@ -28,17 +28,6 @@ public enum PathTrace {
         if enabled && active { record("(rest of the handler)"); active = false }
     }
 
-    /// A part measured by the caller (a handoff between threads), in nanoseconds; only in a request.
-    public static func sample(_ part: StaticString, nanoseconds: UInt64) {
-        if enabled && active {
-            if samples[part.description] == nil { order.append(part.description) }
-            samples[part.description, default: []].append(nanoseconds)
-        }
-    }
-
-    /// The monotonic clock in nanoseconds (for `sample`; any thread).
-    public static func now() -> UInt64 { clock() }
-
     private static func clock() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)

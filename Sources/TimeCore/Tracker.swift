@@ -12,6 +12,20 @@ public final class SystemClock: Clock {
     public func now() -> Int64 { Int64(time(nil)) }
 }
 
+/// The step between "change computed" and "change acknowledged": it runs inside the store's
+/// transaction, after the change was applied and before it is committed, and must make the
+/// resulting state durable elsewhere (a verified snapshot) or throw, which rolls the change back.
+public protocol ChangeRecorder: AnyObject {
+    func recordState(of store: Store, changedDays: Set<String>) throws
+    /// The transaction committed: what was recorded is now the current state.
+    func changeCommitted()
+    /// The transaction was rolled back after `recordState` succeeded: forget what it recorded.
+    func changeAbandoned()
+    /// Work that may wait until the change has been acknowledged (removing old snapshots,
+    /// preparing files for the next change). Runs at the latest before the next change.
+    func tidyUp()
+}
+
 /// The live status of the timer, computed at call time.
 public struct TimerStatus: Equatable, Sendable {
     public var state: TimerState
@@ -118,16 +132,10 @@ public final class Tracker {
             PathTrace.mark("undo: recording started")
             let result = try body()
             PathTrace.mark("change: rows written")
-            // The undo step is written while the snapshot's slot is flushed (it is not part of the
-            // snapshot, and reaches the disk only with the COMMIT, after the flush and the slot's
-            // read-back), unless the recorder writes tracked rows of its own.
-            let stepFirst = recordingStep && recorder?.writesTrackedRows != false
-            if stepFirst { try history.finishStep(at: now) { try sentence(for: $0) } }
+            if recordingStep { try history.finishStep(at: now) { try sentence(for: $0) } }
+            PathTrace.mark("undo: step written")
             try recorder?.recordState(of: store, changedDays: store.changedDays)
             recorded = true
-            if recordingStep && !stepFirst { try history.finishStep(at: now) { try sentence(for: $0) } }
-            PathTrace.mark("undo: step written")
-            try recorder?.stateRecorded(in: store)
             try store.commit()
             PathTrace.mark("SQLite: COMMIT")
             recorder?.changeCommitted()

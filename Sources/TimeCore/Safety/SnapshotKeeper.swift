@@ -44,7 +44,7 @@ public final class SnapshotKeeper: ChangeRecorder {
     var nodeCache: [String: [String: SnapshotFormat.ChunkReference]] = [:]
     var tops: [Int: [SnapshotFormat.ChunkReference]] = [:]
     /// True until the chunk tree matches the store: the first recorded change then reads every day.
-    var needsFullRecord = true
+    private var needsFullRecord = true
     /// Today's finished sessions, by id, are kept in the payload except for whole blocks of this
     /// many, which go into the day's chunk: a busy day's payload stays small, and only every
     /// 32nd session finished pays for rewriting a chunk.
@@ -52,10 +52,10 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// The UTC day whose finished sessions the newest recorded payload holds itself (nil: none
     /// known); the ids of that day's sessions its day's chunk holds instead (nil: not known);
     /// the first id held inline; and the inline sessions serialized, kept while they do not change.
-    var inlineDay: String?
-    var chunkedOfInlineDay: [Int64]?
-    var firstInlineID = Int64.max
-    var inlineCache: String?
+    private var inlineDay: String?
+    private var chunkedOfInlineDay: [Int64]?
+    private var firstInlineID = Int64.max
+    private var inlineCache: String?
     /// The payload's categories and projects as the last change wrote them, with their records.
     private var recordsCache: SnapshotFormat.Records?
     struct Pending {
@@ -75,11 +75,11 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// The temporary file for the next snapshot, created after each change.
     let nextSnapshotFile: PreparedFile
     /// The durable record of each change (SnapshotSlots): one in-place write and one flush.
-    let slots: SnapshotSlots
+    private let slots: SnapshotSlots
     /// The highest sequence number used so far (kept files and slots), never reused; and the
     /// one whose snapshot the slots hold durably.
     private var lastSequence = 0
-    var durableSequence = 0
+    private var durableSequence = 0
     /// Bytes that travel with each change's slot, outside the state (sync's outbox); asked for
     /// only when a slot is written. Until someone sets it, what the newest slot carried at start
     /// travels on, so that no change made before sync starts drops it.
@@ -322,17 +322,35 @@ public final class SnapshotKeeper: ChangeRecorder {
             lastSequence = max(lastSequence, newest.sequence)
             state.slotWritten = (previous: durableSequence, now: newest.sequence)
             pending = state
-            // Its flush runs on the flusher's thread until `stateRecorded` waits for it.
-            try slots.start(bytes, sequence: newest.sequence, carrying: carried, attachment: slotAttachment?() ?? [])
+            try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: slotAttachment?() ?? [])
+            durableSequence = newest.sequence
         }
-        recordedStateHash = stateHash
+        PathTrace.mark("slot: read back and compared")
+        // The state this commit goes with, and which kept snapshot (a start-up that finds a newer
+        // one rolls forward): one statement for both.
+        try store.database.run("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                               .text("snapshot_state"), .text(stateHash),
+                               .text(SnapshotKeeper.sequenceKey), .text(String(entries.last?.sequence ?? 0)))
+        pending = state
+        PathTrace.mark("snapshot: meta rows")
     }
 
-    /// The state the change under way recorded, for its meta rows (`stateRecorded`).
-    var recordedStateHash: String?
+    public func changeCommitted() {
+        guard pending != nil else { return }
+        pending = nil
+        tidyUpDue = true
+    }
 
     /// Set when a change left old snapshots to remove and files to prepare.
-    var tidyUpDue = false
+    private var tidyUpDue = false
+
+    public func tidyUp() {
+        guard tidyUpDue else { return }
+        tidyUpDue = false
+        writeKeptFile()
+        prune()
+        prepareFiles()
+    }
 
     /// When true, the file that keeps a new state among the 20 (`state-…json`) is written by
     /// `tidyUp`, after the change was acknowledged, instead of before: it is never flushed (the
@@ -341,5 +359,42 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// change (its `tidyUp` comes first) and a shutdown find it written. The agent sets it.
     public var keptFileAfterAnswer = false
     /// The kept file of the last change, not yet written (with `keptFileAfterAnswer`).
-    var keptFileDue: (bytes: [UInt8], path: String)?
+    private var keptFileDue: (bytes: [UInt8], path: String)?
+
+    private func writeKeptFile() {
+        guard let due = keptFileDue else { return }
+        keptFileDue = nil
+        do {
+            try Files.writeDurably(due.bytes, to: due.path, syncFolder: false, prepared: nextSnapshotFile, flush: false)
+        } catch {
+            // The state is durable in its slot; only one of the 20 kept states is missing.
+            entries.removeAll { $0.path == due.path }
+        }
+    }
+
+    public func changeAbandoned() {
+        guard let undone = pending else { return }
+        pending = nil
+        keptFileDue = nil
+        if let renamed = undone.renamed { try? Files.move(renamed.to, to: renamed.from) }
+        if let slot = undone.slotWritten {
+            // The slot must not bring back a change that was refused: it is voided, and the
+            // other slot (the state before) counts again.
+            slots.void(sequence: slot.now)
+            durableSequence = slot.previous
+        }
+        for path in undone.writtenFiles { unlink(path) }
+        tree = undone.previousTree
+        unflushed = undone.previousUnflushed
+        // A batch flush in the refused change made its chunks durable, but they are removed
+        // above: patches go against the tree durable before it again.
+        durableTree = undone.previousDurableTree
+        retiredDurableRoots = undone.previousRetiredRoots
+        inlineDay = undone.previousInlineDay
+        chunkedOfInlineDay = nil
+        inlineCache = nil
+        entries = undone.previousEntries
+        needsFullRecord = undone.previousNeedsFullRecord
+        prepareFiles()
+    }
 }

@@ -45,28 +45,12 @@ final class SnapshotSlots {
         if created { try Files.syncDirectory(directory) }
     }
 
-    deinit {
-        flusher.wait()
-        descriptors.forEach { close($0) }
-    }
+    deinit { descriptors.forEach { close($0) } }
 
     /// Writes one snapshot into its sequence's slot and flushes it: the change's one flush.
     /// `carried`: chunks not yet known durable; `attachment`: bytes outside the snapshot (sync's
     /// outbox, SnapshotSlots+Attachment.swift), carried as a part named `attachment`.
     func write(_ snapshot: [UInt8], sequence: Int, carrying carried: [(sha256: String, bytes: [UInt8])] = [],
-               attachment: [UInt8] = []) throws {
-        try start(snapshot, sequence: sequence, carrying: carried, attachment: attachment)
-        try finish()
-    }
-
-    /// The slot written and its flush under way on the flusher's thread (`finish` waits for it).
-    private var written: (fd: Int32, path: String, bytes: [UInt8])?
-    private let flusher = SlotFlusher()
-
-    /// The first half of `write`: the slot written in place and its flush started on the
-    /// flusher's thread. The caller may go on with work that writes nothing to disk, then must
-    /// call `finish` before anything else reaches the disk.
-    func start(_ snapshot: [UInt8], sequence: Int, carrying carried: [(sha256: String, bytes: [UInt8])] = [],
                attachment: [UInt8] = []) throws {
         if let code = Files.injectedWriteFailure { throw FileError("write", directory, code: code) }
         let index = sequence % SnapshotSlots.count
@@ -92,19 +76,8 @@ final class SnapshotSlots {
             written += count
         }
         PathTrace.mark("slot: write")
-        flusher.start(fd)
-        self.written = (fd, path, bytes)
-        PathTrace.mark("slot: flush handed over")
-    }
-
-    /// The second half of `write`: waits for the slot's flush, then reads the slot back and
-    /// compares it with what was written. Nothing started: nothing to do.
-    func finish() throws {
-        guard let (fd, path, bytes) = written else { return }
-        written = nil
-        let failure = flusher.wait()
-        PathTrace.mark("slot: flush waited for")
-        guard failure == 0 else { throw FileError("flush to disk", path, code: failure) }
+        guard fdatasync(fd) == 0 else { throw FileError("flush to disk", path) }
+        PathTrace.mark("slot: fdatasync")
         // Read back and compared, as every snapshot is: byte for byte with what was just written
         // and checksummed (hashing it again would prove no more, at the cost of a second hash).
         // Only what was written is read (the slot keeps the length of its longest snapshot), into
@@ -145,9 +118,6 @@ final class SnapshotSlots {
 
     /// Makes a slot hold nothing (for a change that was refused after its slot was written).
     func void(sequence: Int) {
-        // (A flush still under way is waited for first: the zeros must come after it.)
-        written = nil
-        flusher.wait()
         let fd = descriptors[sequence % SnapshotSlots.count]
         let zeros = [UInt8](repeating: 0, count: SnapshotSlots.headerSize)
         _ = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }

@@ -58,11 +58,6 @@ final class SyncGate: ChangeRecorder {
         }
     }
 
-    func stateRecorded(in store: Store) throws { try inner?.stateRecorded(in: store) }
-
-    /// Stamping may give a row a fresh global id (SyncPublisher), which the undo step must not hold.
-    var writesTrackedRows: Bool { true }
-
     func changeCommitted() {
         inner?.changeCommitted()
         engine?.commitStaged()
