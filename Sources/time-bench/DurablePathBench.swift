@@ -119,7 +119,7 @@ private func durableRun(size: Int, options: Options, agentBinary: String) throws
 }
 
 /// A completed session on the day two years back that every size holds (generateHistory fills it).
-private func oldSession(_ client: BusConnection) throws -> Int64 {
+func oldSession(_ client: BusConnection) throws -> Int64 {
     let day = ChangeKindStore.oldDay(now: Int64(time(nil)))
     let reply = try call(client, "ListSessions", [.uint64(0), .int64(day), .int64(day + 86400)])
     for session in reply.first?.arrayValue ?? [] {
