@@ -6,7 +6,8 @@ import CSQLite
 /// from a table compares the table's count with the one it read at (SnapshotKeeper's payload).
 /// Not seen by the hook, so covered otherwise: a DELETE without WHERE that SQLite runs as a
 /// truncation (its callers call `noteRewrite`), and other connections' commits
-/// (`PRAGMA data_version`).
+/// (`PRAGMA data_version`). Tables WITHOUT ROWID are not counted at all (the store's one is
+/// sync_dirty, which no reader of the counts needs).
 public struct WriteCounts {
     /// Rows written, by table name.
     public fileprivate(set) var byTable: [String: UInt64] = [:]
