@@ -11,7 +11,8 @@
 #   scripts/bench.sh --sync-agent-only   only enabling sync and joining a folder in the agent
 #   scripts/bench.sh --changes-only  only the core rows: every kind of change, its flushes, the roll-forward
 #   scripts/bench.sh --reports-only  only the report rows (a month's and a year's Report)
-#   scripts/bench.sh --durable-only  only the durable path against its floor (fdatasync + Ping), 5 runs
+#   scripts/bench.sh --durable-only  only the durable path against its floor (fdatasync + Ping), 5 runs;
+#                    each timed call after an untimed Ping that waits out the agent's work before it
 # Sync rows: 10,000 records of another device merged into that history, a local change with sync
 # on against off (goal 1.2×), and the idle agent's wake-ups with sync on (goal 0); enabling sync on
 # that history in an agent and a second agent joining the folder (goals at 100,000: peak RSS ≤ 64
@@ -34,7 +35,7 @@ arguments=()
 for argument in "$@"; do
     case "$argument" in
         --debug) configuration=debug ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) arguments+=("$argument") ;;
     esac
 done

@@ -76,6 +76,29 @@ func drivePauses(address: String, count: Int, fresh: Bool) throws {
     if count > 0 { print("Pause \(format(Summary(pauses).median)) ms, Resume \(format(Summary(resumes).median)) ms (medians of \(count))") }
 }
 
+/// One kind of change sent `count` times, one at a time, to the agent at `address`
+/// (scripts/profile-durable-path.sh --kind): "start" (StartProject of Bench A, from idle),
+/// "switch" (StartProject of Bench B and Bench A in turn; a session must be open), "stop"
+/// (Stop), "edit" (EditSession of a finished session two years back, 25 and 26 minutes in turn).
+func driveKind(address: String, kind: String, count: Int) throws {
+    let client = try BusConnection(address: address)
+    defer { client.close() }
+    var times: [Double] = []
+    let old = kind == "edit" ? try oldSession(client) : 0
+    for index in 0..<count {
+        let (method, arguments): (String, [DBusValue])
+        switch kind {
+        case "start": (method, arguments) = ("StartProject", [.string("Bench A")])
+        case "switch": (method, arguments) = ("StartProject", [.string(index % 2 == 0 ? "Bench B" : "Bench A")])
+        case "stop": (method, arguments) = ("Stop", [])
+        case "edit": (method, arguments) = ("EditSession", [.uint64(UInt64(old)), .vardict(["duration": .string(index % 2 == 0 ? "25m" : "26m")])])
+        default: throw BenchError("no kind named \"\(kind)\": start, switch, stop or edit")
+        }
+        times += try timed(1) { _ = try call(client, method, arguments) }
+    }
+    if count > 0 { print("\(kind) \(format(Summary(times).median)) ms (median of \(count))") }
+}
+
 /// org.freedesktop.DBus.Peer.Ping to the agent: one round trip through the bus and the agent's
 /// dispatch with no work of its own (the floor of a call).
 func ping(_ connection: BusConnection) throws -> [DBusValue] {

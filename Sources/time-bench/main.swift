@@ -57,6 +57,9 @@ func parseOptions() -> Options {
             let fresh = arguments.first != "same"
             if !fresh { _ = arguments.popFirst() }
             runAndExit { try drivePauses(address: address, count: count, fresh: fresh) }
+        case "--drive":
+            let address = arguments.popFirst() ?? "", kind = arguments.popFirst() ?? "", count = Int(arguments.popFirst() ?? "") ?? 1
+            runAndExit { try driveKind(address: address, kind: kind, count: count) }
         case "--crash-workload":
             // The write path the crash-state tests record (CrashWorkload.swift).
             let folder = arguments.popFirst() ?? "", acks = arguments.popFirst() ?? ""
@@ -67,7 +70,7 @@ func parseOptions() -> Options {
         case "--help", "-h":
             print("usage: time-bench [--quick] [--sizes 1000,20000,100000] [--window SECONDS] [--json] [--work DIR] [--import-only] [--sync-only] [--sync-agent-only] [--changes-only] [--reports-only] [--durable-only]")
             print("       time-bench --profile-kind DATA-DIR METRIC N | --profile-sync DATA-DIR SYNC-DIR|- N   (for a profiler; - is sync off)")
-            print("       time-bench --generate SIZE DIR/data-SIZE | --drive-pauses BUS-ADDRESS N [same]   (scripts/profile-durable-path.sh)")
+            print("       time-bench --generate SIZE DIR/data-SIZE | --drive-pauses BUS-ADDRESS N [same] | --drive BUS-ADDRESS start|switch|stop|edit N   (scripts/profile-durable-path.sh)")
             exit(0)
         default:
             printError("unknown option \(argument) (see --help)")

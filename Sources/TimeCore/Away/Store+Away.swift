@@ -62,6 +62,7 @@ extension Store {
     /// Writes a restored away state into a store being rebuilt (ids kept).
     func restoreAway(_ state: AwayState) throws {
         try database.execute("DELETE FROM away_spans")
+        database.noteRewrite()  // (a truncation: the update hook does not see it)
         for span in state.spans { try insertAwaySpan(span) }
         try setAwayMinutes(state.minutes)
         try setLastAwayID(state.lastID)

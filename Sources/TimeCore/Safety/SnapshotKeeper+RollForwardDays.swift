@@ -96,6 +96,7 @@ extension SnapshotKeeper {
         try store.begin()
         do {
             try store.database.execute("DELETE FROM \(UndoHistory.table); DELETE FROM away_spans")
+            store.database.noteRewrite()  // (truncations: the update hook does not see them)
             try store.database.run("DELETE FROM sessions WHERE end IS NULL")
             for day in days {
                 let (start, end) = Store.periodBounds(day)

@@ -56,8 +56,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     private var chunkedOfInlineDay: [Int64]?
     private var firstInlineID = Int64.max
     private var inlineCache: String?
-    /// The payload's categories and projects as the last change wrote them, with their records.
-    private var recordsCache: SnapshotFormat.Records?
+    /// The payload's parts as the last change read them, with the write counts they were read at.
+    var payloadParts: PayloadParts?
     struct Pending {
         var previousTree: ChunkTree
         var previousUnflushed: [String: (period: String, bytes: [UInt8])]
@@ -157,6 +157,7 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// migrated store, lost snapshots, an older layout), the next change records every day.
     public func attach(to store: Store) {
         needsFullRecord = true
+        payloadParts = nil
         guard let recorded = try? store.meta("snapshot_state"),
               let entry = entries.last(where: { $0.stateHash == recorded }),
               let header = try? SnapshotFormat.read(try Files.read(entry.path)), header.version == SnapshotFormat.currentVersion,
@@ -270,19 +271,12 @@ public final class SnapshotKeeper: ChangeRecorder {
         needsFullRecord = false
         PathTrace.mark("snapshot: today's sessions and chunks")
         let chunkList = tree.topList
-        // Read from the store every time (it is the truth); written again only when it differs
-        // from what the last change wrote (a timer change leaves projects and categories alone).
-        let categories = try store.categories(), projects = try store.projects()
-        if recordsCache?.hold(categories: categories, projects: projects) != true {
-            recordsCache = SnapshotFormat.records(categories: categories, projects: projects)
-        }
+        // Read from the store again only where it was written since the last change (PayloadParts).
+        let parts = try PayloadParts.current(in: store, kept: payloadParts)
+        payloadParts = parts
         let payload = SnapshotFormat.payload(
-            records: recordsCache!, openSession: try store.openSession(), chunkList: chunkList,
-            todaysSessions: inlineCache ?? "", away: SnapshotFormat.awayJSON(try store.awayState()),
-            settings: SnapshotFormat.settings(
-                reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
-                dataID: try store.meta("data_id") ?? "", plans: try store.planSettings()),
-            focus: SnapshotFormat.focusDataJSON(try store.focusData()))
+            records: parts.records, openSession: try store.openSession(), chunkList: chunkList,
+            todaysSessions: inlineCache ?? "", away: parts.away, settings: parts.settings, focus: parts.focus)
         PathTrace.mark("snapshot: payload read and serialised")
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         PathTrace.mark("snapshot: payload checksum")
@@ -373,6 +367,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     }
 
     public func changeAbandoned() {
+        // The rollback put rows back without the update hook seeing it: the parts are read anew.
+        payloadParts = nil
         guard let undone = pending else { return }
         pending = nil
         keptFileDue = nil

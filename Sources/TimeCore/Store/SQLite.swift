@@ -28,6 +28,8 @@ public final class SQLiteDatabase {
     let handle: OpaquePointer
     public let path: String
     private var statementCache: [String: Statement] = [:]
+    /// Rows written through this connection (SQLite+WriteCounts.swift).
+    let writeCounter = WriteCounter()
 
     public struct OpenMode: Sendable {
         let flags: Int32
@@ -48,9 +50,11 @@ public final class SQLiteDatabase {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 2000)
+        writeCounter.install(on: db)
     }
 
     deinit {
+        WriteCounter.remove(from: handle)
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }

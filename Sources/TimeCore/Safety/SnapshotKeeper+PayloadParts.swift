@@ -1,0 +1,79 @@
+/// The payload's parts read from the store at each change (categories and projects; away state;
+/// settings; focus), kept between changes with the store's write counts they were read at: a part
+/// is read again only when a table (or a `meta` row) it comes from was written since
+/// (SQLite+WriteCounts.swift). A timer change writes sessions and segments, so it reads only the
+/// open session. The bytes are the same as reading everything each time (the store is the
+/// truth, and what is kept was read from it).
+struct PayloadParts {
+    var records: SnapshotFormat.Records
+    var away: String
+    var settings: String
+    var focus: String
+    /// What the parts were read at.
+    var recordsWrites: UInt64
+    var awayWrites: UInt64
+    var rewrites: UInt64
+    var dataVersion: Int64
+    /// The row ids of the `meta` keys the away, settings and focus parts read.
+    var metaRows: Set<Int64>
+
+    static let recordTables = ["categories", "projects"]
+    static let awayTables = ["away_spans"]
+    static let metaKeys = ["reminder_minutes", "data_id", PlanSettings.Key.currency, PlanSettings.Key.weeklyTarget,
+                           PlanSettings.Key.untrackedMinutes, "away_minutes", "last_away_id",
+                           FocusSettings.Key.focus, FocusSettings.Key.shortBreak, FocusSettings.Key.longBreak,
+                           FocusSettings.Key.every, FocusSettings.Key.autoStart, FocusSettings.Key.pauseInBreaks,
+                           FocusSettings.Key.state]
+
+    /// The parts as the store holds them now: `kept`'s where nothing they come from was written.
+    static func current(in store: Store, kept: PayloadParts?) throws -> PayloadParts {
+        let database = store.database
+        let metaWritten = database.takeMetaRowsWritten()
+        let counts = database.writeCounts
+        let version = try database.dataVersion()
+        let recordsWrites = counts.of(recordTables), awayWrites = counts.of(awayTables)
+        guard var parts = kept, parts.rewrites == counts.rewrites, parts.dataVersion == version else {
+            return try read(store, recordsWrites: recordsWrites, awayWrites: awayWrites, rewrites: counts.rewrites, dataVersion: version)
+        }
+        if parts.recordsWrites != recordsWrites {
+            parts.records = try records(store)
+            parts.recordsWrites = recordsWrites
+        }
+        let metaChanged = metaWritten.contains(WriteCounts.inserted) || !metaWritten.isDisjoint(with: parts.metaRows)
+        if metaChanged || parts.awayWrites != awayWrites {
+            parts.away = SnapshotFormat.awayJSON(try store.awayState())
+            parts.awayWrites = awayWrites
+        }
+        if metaChanged {
+            (parts.settings, parts.focus) = try settingsAndFocus(store)
+            parts.metaRows = try metaRows(store)
+        }
+        return parts
+    }
+
+    private static func read(_ store: Store, recordsWrites: UInt64, awayWrites: UInt64, rewrites: UInt64,
+                             dataVersion: Int64) throws -> PayloadParts {
+        let (settings, focus) = try settingsAndFocus(store)
+        return PayloadParts(records: try records(store), away: SnapshotFormat.awayJSON(try store.awayState()),
+                            settings: settings, focus: focus, recordsWrites: recordsWrites, awayWrites: awayWrites,
+                            rewrites: rewrites, dataVersion: dataVersion, metaRows: try metaRows(store))
+    }
+
+    private static func records(_ store: Store) throws -> SnapshotFormat.Records {
+        SnapshotFormat.records(categories: try store.categories(), projects: try store.projects())
+    }
+
+    private static func settingsAndFocus(_ store: Store) throws -> (String, String) {
+        let settings = SnapshotFormat.settings(
+            reminderMinutes: try store.meta("reminder_minutes").flatMap { UInt32($0) } ?? Tracker.defaultReminderMinutes,
+            dataID: try store.meta("data_id") ?? "", plans: try store.planSettings())
+        return (settings, SnapshotFormat.focusDataJSON(try store.focusData()))
+    }
+
+    private static func metaRows(_ store: Store) throws -> Set<Int64> {
+        Set(try store.database.query("SELECT rowid FROM meta WHERE key IN (\(metaKeyList))") { $0.int(0) })
+    }
+
+    /// The keys as SQL literals (constants of ours, without quotes in them).
+    private static let metaKeyList = metaKeys.map { "'\($0)'" }.joined(separator: ", ")
+}
