@@ -147,7 +147,13 @@ final class CorrectionAgentTests: XCTestCase {
     }
 
     func testSessionsTypedByHandThatOverlapAreKeptAndSaidSo() throws {
-        let day = unixNow() - 3 * 86_400
+        // 10:00 three days ago, local time: the three sessions (10:00 to 12:30) stay on that day
+        // whatever the time the test runs (from 22:00 on they crossed midnight, out of its report).
+        var morning = tm()
+        var threeDaysAgo = time_t(unixNow() - 3 * 86_400)
+        localtime_r(&threeDaysAgo, &morning)
+        (morning.tm_hour, morning.tm_min, morning.tm_sec, morning.tm_isdst) = (10, 0, 0, -1)
+        let day = Int64(mktime(&morning))
         let a = try XCTUnwrap(try agent.call("AddSession", [.uint64(1), .int64(day), .string("1h"), .string("")]).first?.uint64Value)
         let b = try XCTUnwrap(try agent.call("AddSession", [.uint64(2), .int64(day + 1800), .string("1h"), .string("")]).first?.uint64Value)
         let c = try XCTUnwrap(try agent.call("AddSession", [.uint64(2), .int64(day + 5400), .string("1h"), .string("")]).first?.uint64Value)
