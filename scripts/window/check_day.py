@@ -41,7 +41,9 @@ def pick_row_button(window, name, needles):
 
 
 def check_edit_session(window, seed):
-    sessions = {s["id"]: s for s in agent.sessions(local(yesterday(), 0), local(today(), 0))}
+    # The seed's day, fixed once: the check may run across midnight.
+    the_day, next_day = yesterday(), today()
+    sessions = {s["id"]: s for s in agent.sessions(local(the_day, 0), local(next_day, 0))}
     session = sessions.get(seed["session"])
     if session is None:
         raise Failure(f"yesterday's session {seed['session']} is not in ListSessions: {list(sessions.values())}")
@@ -63,13 +65,13 @@ def check_edit_session(window, seed):
     if not saves[0].sensitive:
         raise Failure("Save is insensitive after typing 17:30 into End")
     at.press(saves[0])
-    want = local(yesterday(), 17, 30)
+    want = local(the_day, 17, 30)
 
     def edited():
-        now = {s["id"]: s for s in agent.sessions(local(yesterday(), 0), local(today(), 0))}
+        now = {s["id"]: s for s in agent.sessions(local(the_day, 0), local(next_day, 0))}
         return now.get(seed["session"], {}).get("end") == want
     if not at.wait_for(edited, 3):
-        now = {s["id"]: s for s in agent.sessions(local(yesterday(), 0), local(today() + dt.timedelta(days=1), 0))}
+        now = {s["id"]: s for s in agent.sessions(local(the_day, 0), local(next_day + dt.timedelta(days=1), 0))}
         got = now.get(seed["session"])
         raise Failure(f"ListSessions shows the session ending {hhmm(got['end']) if got else 'nowhere (gone)'}, "
                       f"not {hhmm(want)}")
@@ -77,7 +79,9 @@ def check_edit_session(window, seed):
 
 
 def check_delete_and_undo(window, seed):
-    sessions = {s["id"]: s for s in agent.sessions(local(yesterday(), 0), local(today(), 0))}
+    # The day the seed's session is on, fixed once: the check may run across midnight.
+    since, until = local(yesterday(), 0), local(today(), 0)
+    sessions = {s["id"]: s for s in agent.sessions(since, until)}
     session = sessions.get(seed["session"])
     if session is None:
         raise Failure("yesterday's session is not there to delete")
@@ -88,7 +92,7 @@ def check_delete_and_undo(window, seed):
     at.press(button)
 
     def gone():
-        return seed["session"] not in {s["id"] for s in agent.sessions(local(yesterday(), 0), local(today(), 0))}
+        return seed["session"] not in {s["id"] for s in agent.sessions(since, until)}
     confirmed = ""
     if not at.wait_for(gone, 2):
         dialog = window.dialog(window.tree())
@@ -114,7 +118,7 @@ def check_delete_and_undo(window, seed):
     at.press(undo)
 
     def back():
-        return [s for s in agent.sessions(local(yesterday(), 0), local(today(), 0))
+        return [s for s in agent.sessions(since, until)
                 if s["start"] == session["start"] and s["end"] == session["end"]]
     if not at.wait_for(back, 3):
         raise Failure(f"deleted{confirmed}, but pressing {which} Undo did not bring it back (ListSessions)")
