@@ -13,6 +13,9 @@
 #   scripts/bench.sh --reports-only  only the report rows (a month's and a year's Report)
 #   scripts/bench.sh --durable-only  only the durable path against its floor (fdatasync + Ping), 5 runs;
 #                    each timed call after an untimed Ping that waits out the agent's work before it
+#   scripts/bench.sh --durable-only --split   the same, then each call split into its way to the
+#                    agent, the agent's path to the reply (its flush and its CPU) and the reply's
+#                    way back (the agent times its own path: scripts/durable-split.py)
 # Sync rows: 10,000 records of another device merged into that history, a local change with sync
 # on against off (goal 1.2×), and the idle agent's wake-ups with sync on (goal 0); enabling sync on
 # that history in an agent and a second agent joining the folder (goals at 100,000: peak RSS ≤ 64
@@ -31,11 +34,13 @@ ensure_swift
 ensure_packages $BUILD_PACKAGES dbus-daemon
 
 configuration=release
+split=no
 arguments=()
 for argument in "$@"; do
     case "$argument" in
         --debug) configuration=debug ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --split) split=yes ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) arguments+=("$argument") ;;
     esac
 done
@@ -47,6 +52,13 @@ work="$(mktemp -d /tmp/time-bench.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 [ "$configuration" = debug ] && say "(debug build: timings are slower than a release build's)"
 # The crash recorder, loaded without a log, counts the flushes under the work folder ("flushes per change").
+if [ "$split" = yes ]; then
+    export TIME_PATH_TRACE="$work/path-trace.tsv" TIME_BENCH_CALL_LOG="$work/bench-calls.tsv"
+fi
 LD_PRELOAD="$bin/libtime-crash-recorder.so" TIME_CRASH_ROOT="$work" "$bin/time-bench" --work "$work" "${arguments[@]}"
+if [ "$split" = yes ]; then
+    unset TIME_PATH_TRACE TIME_BENCH_CALL_LOG
+    python3 scripts/durable-split.py "$work/path-trace.tsv.calls" "$work/bench-calls.tsv"
+fi
 # timectl as whole processes against dbus-send (not in the --json output).
 [[ " ${arguments[*]:-} " == *" --json "* || " ${arguments[*]:-} " == *" --reports-only "* || " ${arguments[*]:-} " == *" --durable-only "* ]] || scripts/bench-timectl.sh "$configuration" "$([[ " ${arguments[*]:-} " == *" --quick "* ]] && echo --quick)"

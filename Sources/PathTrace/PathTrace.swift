@@ -9,13 +9,33 @@ public enum PathTrace {
     public static let enabled = getenv("TIME_PATH_TRACE") != nil
 
     nonisolated(unsafe) private static var last: UInt64 = 0
+    nonisolated(unsafe) private static var began: UInt64 = 0
+    nonisolated(unsafe) private static var calls: [String] = []
+    /// The time this request spent in flushes (parts named "… fdatasync"), for `<file>.calls`.
+    nonisolated(unsafe) private static var flushed: UInt64 = 0
     nonisolated(unsafe) private static var active = false
     nonisolated(unsafe) private static var order: [String] = []
     nonisolated(unsafe) private static var samples: [String: [UInt64]] = [:]
 
     /// A request starts (its message was taken off the connection).
     @inline(__always) public static func begin() {
-        if enabled { active = true; last = clock() }
+        if enabled { active = true; last = clock(); began = last; flushed = 0 }
+    }
+
+    /// The reply is on its way: the whole path from `begin`, per method, beside the parts; and a
+    /// line in `<file>.calls` (method, begin, reply: CLOCK_MONOTONIC ns, the clock every process
+    /// shares; then the ns spent flushing) so that a client's own times can be matched with it
+    /// (scripts/durable-split.py).
+    @inline(__always) public static func replied(_ method: String) {
+        if enabled && active { recordReply(method) }
+    }
+
+    private static func recordReply(_ method: String) {
+        let now = clock(), part = "= begin to reply: " + method
+        if samples[part] == nil { order.append(part) }
+        samples[part, default: []].append(now - began)
+        calls.append("\(method)\t\(began)\t\(now)\t\(flushed)\n")
+        last = clock()
     }
 
     /// The part that ended now; nothing outside a request.
@@ -38,6 +58,7 @@ public enum PathTrace {
         let now = clock()
         if samples[part] == nil { order.append(part) }
         samples[part, default: []].append(now - last)
+        if part.hasSuffix("fdatasync") { flushed += now - last }
         // The bookkeeping above is not counted in the next part.
         last = clock()
     }
@@ -52,6 +73,11 @@ public enum PathTrace {
             let median = Double(values[values.count / 2]) / 1000
             let mean = Double(values.reduce(0, +)) / Double(values.count) / 1000
             text += "\(part)\t\(values.count)\t\(rounded(median))\t\(rounded(mean))\n"
+        }
+        // Appended: a bench starts one agent per run, and all its runs are matched at once.
+        if let file = fopen(String(cString: path) + ".calls", "a") {
+            calls.forEach { fputs($0, file) }
+            fclose(file)
         }
         guard let file = fopen(path, "w") else { return }
         fputs(text, file)

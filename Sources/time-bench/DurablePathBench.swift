@@ -79,7 +79,14 @@ private func durableRun(size: Int, options: Options, agentBinary: String) throws
 
     var samples: [String: [Double]] = [:]
     var cpuBefore: Double = 0
-    func time(_ metric: String, _ body: () throws -> Void) rethrows { samples[metric, default: []] += try timed(1, body) }
+    func time(_ metric: String, _ body: () throws -> Void) rethrows {
+        let start = monotonic()
+        try body()
+        let end = monotonic()
+        samples[metric, default: []].append((end - start) * 1000)
+        let call = metric.hasPrefix("D-Bus round trip: ") ? String(metric.dropFirst("D-Bus round trip: ".count)) : metric
+        callLog?.write("\(size) sessions, " + call, start, end)
+    }
     // Two rounds first, not counted: the first change after a start records the chunk tree.
     for round in -2..<durableRounds {
         let counted = round >= 0
@@ -116,6 +123,22 @@ private func durableRun(size: Int, options: Options, agentBinary: String) throws
         if let median = medians["D-Bus round trip: " + call], floor > 0 { medians["ratio to the floor: " + call] = median / floor }
     }
     return medians
+}
+
+/// `TIME_BENCH_CALL_LOG=FILE`: each timed call's metric, start and end (CLOCK_MONOTONIC ns), appended,
+/// to be matched with the agent's own `TIME_PATH_TRACE` lines by scripts/durable-split.py.
+nonisolated(unsafe) private let callLog = getenv("TIME_BENCH_CALL_LOG").flatMap { CallLog(path: String(cString: $0)) }
+
+private final class CallLog {
+    private let file: UnsafeMutablePointer<FILE>
+    init?(path: String) {
+        guard let file = fopen(path, "a") else { return nil }
+        self.file = file
+    }
+    func write(_ metric: String, _ start: Double, _ end: Double) {
+        fputs("\(metric)\t\(UInt64(start * 1e9))\t\(UInt64(end * 1e9))\n", file)
+        fflush(file)
+    }
 }
 
 /// A completed session on the day two years back that every size holds (generateHistory fills it).

@@ -10,6 +10,8 @@ final class Agent {
         let arguments = [binary, "--data-dir", dataDirectory, "--no-notifications"]
         var environment = ["DBUS_SESSION_BUS_ADDRESS=\(address)", "TZ=\(String(cString: getenv("TZ") ?? strdup("UTC")))",
                            "PATH=/usr/bin:/bin"]
+        // The agent's own timing of its path (Sources/PathTrace), when the bench is asked for it.
+        if let trace = getenv("TIME_PATH_TRACE") { environment.append("TIME_PATH_TRACE=" + String(cString: trace)) }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) }; environment.removeAll() }
