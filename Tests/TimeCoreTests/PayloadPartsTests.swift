@@ -64,4 +64,38 @@ final class PayloadPartsTests: XCTestCase {
         try tracker.stop()
         try check("stopped")
     }
+
+    /// The settings and focus parts are read again after any `meta` row a part might read was
+    /// written, a key no version knows yet included; the rows every change writes (the snapshot's
+    /// own, the id counters) do not make a timer change read them.
+    func testAnyMetaKeyButTheSnapshotsOwnMakesTheSettingsBeReadAgain() throws {
+        let folder = Folder()
+        defer { folder.remove() }
+        let clock = SafetyClock()
+        let home = try DataHome(directory: folder.path, clock: clock)
+        let tracker = home.tracker
+        let keeper = try XCTUnwrap(home.keeper)
+        _ = try tracker.createProject(name: "Writing", color: "", category: "")
+        try tracker.startProject("Writing")
+        clock.time += 60
+        try tracker.pause()
+        clock.time += 60
+        try tracker.resume()
+        let reads = try XCTUnwrap(keeper.payloadParts?.metaReads)
+        for _ in 0..<3 {
+            clock.time += 60
+            try tracker.pause()
+            clock.time += 60
+            try tracker.resume()
+        }
+        XCTAssertEqual(keeper.payloadParts?.metaReads, reads, "a Pause or Resume read the settings again")
+        try tracker.change { try tracker.store.setMeta("a_setting_of_a_later_version", "1") }
+        XCTAssertEqual(keeper.payloadParts?.metaReads, reads + 1, "a new meta row did not make the settings be read again")
+        try tracker.change { try tracker.store.setMeta("a_setting_of_a_later_version", "2") }
+        XCTAssertEqual(keeper.payloadParts?.metaReads, reads + 2, "a changed meta row did not make the settings be read again")
+        clock.time += 60
+        try tracker.stop()
+        try tracker.startProject("Writing")
+        XCTAssertEqual(keeper.payloadParts?.metaReads, reads + 2, "stopping and starting read the settings again")
+    }
 }

@@ -14,16 +14,19 @@ struct PayloadParts {
     var awayWrites: UInt64
     var rewrites: UInt64
     var dataVersion: Int64
-    /// The row ids of the `meta` keys the away, settings and focus parts read.
-    var metaRows: Set<Int64>
+    /// The row ids of the `meta` keys no part reads (`keysNoPartReads`).
+    var unreadMetaRows: Set<Int64>
+    /// How many times the settings and focus parts were read (for the tests).
+    var metaReads: UInt64 = 1
 
     static let recordTables = ["categories", "projects"]
     static let awayTables = ["away_spans"]
-    static let metaKeys = ["reminder_minutes", "data_id", PlanSettings.Key.currency, PlanSettings.Key.weeklyTarget,
-                           PlanSettings.Key.untrackedMinutes, "away_minutes", "last_away_id",
-                           FocusSettings.Key.focus, FocusSettings.Key.shortBreak, FocusSettings.Key.longBreak,
-                           FocusSettings.Key.every, FocusSettings.Key.autoStart, FocusSettings.Key.pauseInBreaks,
-                           FocusSettings.Key.state]
+    /// The `meta` rows no part reads, which most changes write: the snapshot's own two rows, the
+    /// id counters of sessions and segments, the longest span. Any other `meta` row written (every
+    /// setting, a key a later version adds too) makes the away, settings and focus parts be read
+    /// again; a key missing here costs one read, never a stale part.
+    static let keysNoPartReads = ["snapshot_state", SnapshotKeeper.sequenceKey, "last_session_id", "last_segment_id",
+                                  "longest_span"]
 
     /// The parts as the store holds them now: `kept`'s where nothing they come from was written.
     static func current(in store: Store, kept: PayloadParts?) throws -> PayloadParts {
@@ -33,20 +36,23 @@ struct PayloadParts {
         let version = try database.dataVersion()
         let recordsWrites = counts.of(recordTables), awayWrites = counts.of(awayTables)
         guard var parts = kept, parts.rewrites == counts.rewrites, parts.dataVersion == version else {
-            return try read(store, recordsWrites: recordsWrites, awayWrites: awayWrites, rewrites: counts.rewrites, dataVersion: version)
+            var whole = try read(store, recordsWrites: recordsWrites, awayWrites: awayWrites, rewrites: counts.rewrites, dataVersion: version)
+            whole.metaReads = (kept?.metaReads ?? 0) &+ 1
+            return whole
         }
         if parts.recordsWrites != recordsWrites {
             parts.records = try records(store)
             parts.recordsWrites = recordsWrites
         }
-        let metaChanged = metaWritten.contains(WriteCounts.inserted) || !metaWritten.isDisjoint(with: parts.metaRows)
+        let metaChanged = metaWritten.contains(WriteCounts.inserted) || !metaWritten.isSubset(of: parts.unreadMetaRows)
         if metaChanged || parts.awayWrites != awayWrites {
             parts.away = SnapshotFormat.awayJSON(try store.awayState())
             parts.awayWrites = awayWrites
         }
         if metaChanged {
             (parts.settings, parts.focus) = try settingsAndFocus(store)
-            parts.metaRows = try metaRows(store)
+            parts.unreadMetaRows = try unreadMetaRows(store)
+            parts.metaReads &+= 1
         }
         return parts
     }
@@ -56,7 +62,7 @@ struct PayloadParts {
         let (settings, focus) = try settingsAndFocus(store)
         return PayloadParts(records: try records(store), away: SnapshotFormat.awayJSON(try store.awayState()),
                             settings: settings, focus: focus, recordsWrites: recordsWrites, awayWrites: awayWrites,
-                            rewrites: rewrites, dataVersion: dataVersion, metaRows: try metaRows(store))
+                            rewrites: rewrites, dataVersion: dataVersion, unreadMetaRows: try unreadMetaRows(store))
     }
 
     private static func records(_ store: Store) throws -> SnapshotFormat.Records {
@@ -70,10 +76,10 @@ struct PayloadParts {
         return (settings, SnapshotFormat.focusDataJSON(try store.focusData()))
     }
 
-    private static func metaRows(_ store: Store) throws -> Set<Int64> {
-        Set(try store.database.query("SELECT rowid FROM meta WHERE key IN (\(metaKeyList))") { $0.int(0) })
+    private static func unreadMetaRows(_ store: Store) throws -> Set<Int64> {
+        Set(try store.database.query("SELECT rowid FROM meta WHERE key IN (\(unreadKeyList))") { $0.int(0) })
     }
 
     /// The keys as SQL literals (constants of ours, without quotes in them).
-    private static let metaKeyList = metaKeys.map { "'\($0)'" }.joined(separator: ", ")
+    private static let unreadKeyList = keysNoPartReads.map { "'\($0)'" }.joined(separator: ", ")
 }
