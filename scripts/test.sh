@@ -57,5 +57,7 @@ scripts/test-deb.sh
 if [ -x scripts/bench.sh ]; then
     say "== Quick benchmark (so it never rots)"
     scripts/bench.sh --quick --debug
+    say "== The durable path's bench, split from both sides (so it never rots either; numbers of a debug build)"
+    scripts/bench.sh --debug --durable-only --sizes 1000 --split
 fi
 say "All tests passed."
