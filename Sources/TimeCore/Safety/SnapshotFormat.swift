@@ -81,13 +81,52 @@ public enum SnapshotFormat {
         ])
     }
 
+    /// Exactly `sessionJSON(session).serialized`, written without building the tree (which
+    /// allocates for every member and every segment): a change that finishes a session writes
+    /// up to 31 of them inline, a chunk a whole day's. `SessionWriterTests` holds it to the tree.
+    static func writeSession(_ session: WorkSession, to out: inout String) {
+        out += "{\"end\":"
+        out += session.end.map { String($0) } ?? "null"
+        if !session.focus.isEmpty {
+            out += ",\"focus\":"
+            focusJSON(session.focus).write(to: &out)
+        }
+        if !session.globalID.isEmpty {
+            out += ",\"gid\":"
+            JSON.writeString(session.globalID, to: &out)
+        }
+        out += ",\"id\":"
+        out += String(session.id)
+        if !session.importKey.isEmpty {
+            out += ",\"importKey\":"
+            JSON.writeString(session.importKey, to: &out)
+        }
+        out += ",\"note\":"
+        JSON.writeString(session.note, to: &out)
+        out += ",\"projectId\":"
+        out += String(session.projectID)
+        out += ",\"segments\":["
+        for (index, segment) in session.segments.enumerated() {
+            out += index == 0 ? "[" : ",["
+            out += String(segment.start)
+            out += ","
+            out += segment.end.map { String($0) } ?? "null"
+            out += "]"
+        }
+        out += "],\"start\":"
+        out += String(session.start)
+        out += ",\"unrecordedSeconds\":"
+        out += String(session.unrecordedSeconds)
+        out += "}"
+    }
+
     static func chunk(period: String, sessions: [WorkSession]) -> [UInt8] {
         var out = "{\"period\":"
         JSON.writeString(period, to: &out)
         out += ",\"sessions\":["
         for (index, session) in sessions.enumerated() {
             if index > 0 { out += "," }
-            sessionJSON(session).write(to: &out)
+            writeSession(session, to: &out)
         }
         out += "]}"
         return Array(out.utf8)
@@ -106,7 +145,7 @@ public enum SnapshotFormat {
         var out = "["
         for (index, session) in sessions.enumerated() {
             if index > 0 { out += "," }
-            sessionJSON(session).write(to: &out)
+            writeSession(session, to: &out)
         }
         return out + "]"
     }
@@ -157,7 +196,7 @@ public enum SnapshotFormat {
             out += focus
         }
         out += ",\"openSession\":"
-        (openSession.map(sessionJSON) ?? .null).write(to: &out)
+        if let openSession { writeSession(openSession, to: &out) } else { out += "null" }
         out += ",\"projects\":"
         out += records.projects
         if !todaysSessions.isEmpty {

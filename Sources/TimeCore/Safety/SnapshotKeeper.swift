@@ -56,6 +56,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     private var chunkedOfInlineDay: [Int64]?
     private var firstInlineID = Int64.max
     private var inlineCache: String?
+    /// Today's finished sessions' ids, kept between changes (SnapshotKeeper+TodaysIDs.swift).
+    var todaysIDs: TodaysIDs?
     /// The payload's parts as the last change read them, with the write counts they were read at.
     var payloadParts: PayloadParts?
     struct Pending {
@@ -186,6 +188,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         inlineDay = day
         chunkedOfInlineDay = nil
         inlineCache = nil
+        todaysIDs = nil
         needsFullRecord = false
         prepareFiles()
     }
@@ -226,14 +229,14 @@ public final class SnapshotKeeper: ChangeRecorder {
         if inlineCache == nil || inlineDay != today || changedDays.contains(today) {
             // Which of today's sessions are inline: all but the whole blocks. The day's chunk
             // is rewritten only when the sessions it holds of today change.
-            let ids = try store.completedSessionIDs(inPeriod: today)
+            let ids = try todaysCompletedIDs(store, today: today)
             let blocks = ids.count / SnapshotKeeper.inlineBlock * SnapshotKeeper.inlineBlock
             let chunked = Array(ids.prefix(blocks))
             if inlineDay != today || chunked != chunkedOfInlineDay || !store.changedSessionIDs.isDisjoint(with: chunked) {
                 days.insert(today)
             }
             firstInlineID = blocks < ids.count ? ids[blocks] : Int64.max
-            inlineCache = SnapshotFormat.sessionList(try store.completedSessions(inPeriod: today, fromID: firstInlineID))
+            inlineCache = SnapshotFormat.sessionList(try store.completedSessions(ofDay: today, fromID: firstInlineID))
             inlineDay = today
             chunkedOfInlineDay = chunked
         }
@@ -389,6 +392,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         inlineDay = undone.previousInlineDay
         chunkedOfInlineDay = nil
         inlineCache = nil
+        todaysIDs = nil
         entries = undone.previousEntries
         needsFullRecord = undone.previousNeedsFullRecord
         prepareFiles()

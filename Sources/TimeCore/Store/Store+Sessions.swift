@@ -4,8 +4,8 @@
 extension Store {
     private static let sessionColumns = "id, project_id, start, end, unrecorded_seconds, note, coalesce(import_key, ''), coalesce(gid, ''), coalesce(focus, '')"
 
-    private func sessions(where condition: String, _ values: [SQLValue]) throws -> [WorkSession] {
-        let statement = try database.statement("SELECT \(Store.sessionColumns) FROM sessions WHERE \(condition) ORDER BY start, id")
+    private func sessions(where condition: String, _ values: [SQLValue], orderedBy order: String = "start, id") throws -> [WorkSession] {
+        let statement = try database.statement("SELECT \(Store.sessionColumns) FROM sessions WHERE \(condition) ORDER BY \(order)")
         defer { statement.reset() }
         try statement.bind(values)
         var found: [WorkSession] = []
@@ -105,6 +105,30 @@ extension Store {
         let (start, end) = Store.periodBounds(period)
         return try database.query("SELECT id FROM sessions WHERE start >= ? AND start < ? AND end IS NOT NULL ORDER BY id",
                                   .integer(start), .integer(end)) { $0.int(0) }
+    }
+
+    /// The finished sessions of one UTC day with ids from `firstID` on, by id: what the snapshot
+    /// keeps inline. Those are the newest sessions, so when few sessions were made since the first
+    /// of them, the range of ids is read (`+start` keeps SQLite off the index on start, which would
+    /// read every session of the day); otherwise (sessions added to other days since, an import)
+    /// the day is read by its index as `completedSessions(inPeriod:fromID:)` does.
+    func completedSessions(ofDay day: String, fromID firstID: Int64) throws -> [WorkSession] {
+        guard firstID != .max else { return [] }
+        let newest = try database.queryFirst("SELECT max(id) FROM sessions") { $0.optionalInt(0) } ?? nil
+        guard let newest, newest.subtractingReportingOverflow(firstID).partialValue < 4 * Int64(SnapshotKeeper.inlineBlock) else {
+            return try completedSessions(inPeriod: day, fromID: firstID)
+        }
+        let (start, end) = Store.periodBounds(day)
+        // Ordered by id, or SQLite would walk the whole index on start to give the start order.
+        return try sessions(where: "id >= ? AND +start >= ? AND +start < ? AND end IS NOT NULL",
+                            [.integer(firstID), .integer(start), .integer(end)], orderedBy: "id")
+    }
+
+    /// Whether session `id` exists, is finished and began in a UTC period.
+    func isCompleted(_ id: SessionID, inPeriod period: String) throws -> Bool {
+        let (start, end) = Store.periodBounds(period)
+        return try database.queryFirst("SELECT 1 FROM sessions WHERE id = ? AND start >= ? AND start < ? AND end IS NOT NULL",
+                                       .integer(id), .integer(start), .integer(end)) { _ in true } ?? false
     }
 
     public func allSessions() throws -> [WorkSession] {

@@ -10,6 +10,10 @@ public final class Store {
     private(set) var changedDays: Set<String> = []
     /// Ids of the finished sessions the current transaction touched (before and after a change).
     private(set) var changedSessionIDs: Set<SessionID> = []
+    /// Rows of `sessions` written through this connection when the current transaction began
+    /// (SnapshotKeeper+TodaysIDs.swift: a count that moved since the last recorded change means a
+    /// transaction it did not see).
+    private(set) var sessionWritesAtBegin: UInt64 = 0
 
     /// Opens an existing store (or creates one) and brings it to the current schema.
     /// Throws `StoreOpenError` when the file is not a usable store; it is then left as it was.
@@ -71,6 +75,7 @@ public final class Store {
     func begin() throws {
         changedDays.removeAll()
         changedSessionIDs.removeAll()
+        sessionWritesAtBegin = database.writeCounts.of(["sessions"])
         // Prepared once and kept, as every statement of a change (sqlite3_exec parses each time).
         try database.run("BEGIN IMMEDIATE")
     }

@@ -1,0 +1,51 @@
+/// Today's finished sessions' ids, which decide what today's chunk holds and what the payload
+/// keeps inline (`inlineBlock`). Read from the store once a day, and kept: a change then updates
+/// them from the sessions it marked (`Store.changedSessionIDs`, the same marks that decide which
+/// days' chunks a change rewrites), so a change that finishes a session no longer reads the whole
+/// day again (on a busy day, hundreds of rows and a sort). Read whole again after anything the
+/// marks do not cover: another day, a rolled-back change, a re-attached keeper (restores), a
+/// session written in a transaction this keeper did not record (the store's count of session
+/// writes when the change began differs from the one after the last recorded change), a
+/// truncation (`noteRewrite`), another connection's commit (`PRAGMA data_version`).
+struct TodaysIDs {
+    var day: String
+    /// Ascending.
+    var ids: [Int64]
+    /// The store's counts when these ids were last right: rows of `sessions` written, truncations.
+    var sessionWrites: UInt64
+    var rewrites: UInt64
+    var dataVersion: Int64
+
+    /// Puts `id` in or takes it out, keeping the order.
+    mutating func set(_ id: Int64, present: Bool) {
+        var low = 0, high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        let found = low < ids.count && ids[low] == id
+        if present && !found { ids.insert(id, at: low) }
+        if !present && found { ids.remove(at: low) }
+    }
+}
+
+extension SnapshotKeeper {
+    /// The ids of the sessions finished in `today` (UTC), ascending, as the store holds them now.
+    func todaysCompletedIDs(_ store: Store, today: String) throws -> [Int64] {
+        let counts = store.database.writeCounts
+        let sessionWrites = counts.of(["sessions"])
+        let version = try store.database.dataVersion()
+        if var kept = todaysIDs, kept.day == today, kept.sessionWrites == store.sessionWritesAtBegin,
+           kept.rewrites == counts.rewrites, kept.dataVersion == version {
+            for id in store.changedSessionIDs {
+                kept.set(id, present: try store.isCompleted(id, inPeriod: today))
+            }
+            kept.sessionWrites = sessionWrites
+            todaysIDs = kept
+            return kept.ids
+        }
+        let ids = try store.completedSessionIDs(inPeriod: today)
+        todaysIDs = TodaysIDs(day: today, ids: ids, sessionWrites: sessionWrites, rewrites: counts.rewrites, dataVersion: version)
+        return ids
+    }
+}
