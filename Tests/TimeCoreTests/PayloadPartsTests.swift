@@ -4,14 +4,8 @@ import XCTest
 /// The snapshot keeper reads a payload part again only when the store's write counts say a table
 /// (or a `meta` row) it comes from was written (PayloadParts). After every kind of write, the
 /// newest snapshot must be the store's state, and its bytes those of a payload read whole.
-final class PayloadPartsTests: XCTestCase {
+final class PayloadPartsTests: KeeperTestCase {
     func testEveryKindOfWriteReachesTheNextSnapshotAsAWholeReadWouldWriteIt() throws {
-        let folder = Folder()
-        defer { folder.remove() }
-        let clock = SafetyClock()
-        let home = try DataHome(directory: folder.path, clock: clock)
-        let tracker = home.tracker
-        let keeper = try XCTUnwrap(home.keeper)
         func check(_ what: String) throws {
             let kept = try XCTUnwrap(keeper.entries.last)
             XCTAssertEqual(try keeper.state(of: kept).differences(from: DataState(store: tracker.store)), [], what)
@@ -69,12 +63,6 @@ final class PayloadPartsTests: XCTestCase {
     /// written, a key no version knows yet included; the rows every change writes (the snapshot's
     /// own, the id counters) do not make a timer change read them.
     func testAnyMetaKeyButTheSnapshotsOwnMakesTheSettingsBeReadAgain() throws {
-        let folder = Folder()
-        defer { folder.remove() }
-        let clock = SafetyClock()
-        let home = try DataHome(directory: folder.path, clock: clock)
-        let tracker = home.tracker
-        let keeper = try XCTUnwrap(home.keeper)
         _ = try tracker.createProject(name: "Writing", color: "", category: "")
         try tracker.startProject("Writing")
         clock.time += 60

@@ -6,25 +6,13 @@ import XCTest
 /// today's sessions (finishing, deleting, moving one out of the day and one into it, undoing a
 /// stop, crossing the inline blocks), the kept ids must be what the store holds, and the newest
 /// snapshot must hold the store's state record by record.
-final class TodaysIDsTests: XCTestCase {
-    private var folder: Folder!
-    private var clock: SafetyClock!
-    private var home: DataHome!
-    private var tracker: Tracker { home.tracker }
-    private var keeper: SnapshotKeeper { home.keeper! }
+final class TodaysIDsTests: KeeperTestCase {
     private var today: String { CivilDate.utcDayKey(clock.time) }
 
     override func setUpWithError() throws {
-        folder = Folder()
-        clock = SafetyClock()
-        home = try DataHome(directory: folder.path, clock: clock)
+        try super.setUpWithError()
         _ = try tracker.createProject(name: "Writing", color: "", category: "")
         _ = try tracker.createProject(name: "Reading", color: "", category: "")
-    }
-
-    override func tearDown() {
-        home = nil
-        folder.remove()
     }
 
     /// The oracle: the store's own query of the day, and the snapshot read back against the store.
