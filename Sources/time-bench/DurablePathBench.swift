@@ -135,6 +135,7 @@ private final class CallLog {
         guard let file = fopen(path, "a") else { return nil }
         self.file = file
     }
+    deinit { fclose(file) }
     func write(_ metric: String, _ start: Double, _ end: Double) {
         fputs("\(metric)\t\(UInt64(start * 1e9))\t\(UInt64(end * 1e9))\n", file)
         fflush(file)
