@@ -30,6 +30,17 @@ extension Store {
     func updateFocus(of session: WorkSession) throws {
         try database.run("UPDATE sessions SET focus = ? WHERE id = ?", FocusSpan.storeValue(session.focus), .integer(session.id))
     }
+
+    /// The focus phases of the completed sessions overlapping [from, to) and of an open one that
+    /// began in the window (an open session that began earlier is the tracker's, held in memory),
+    /// by session: only the `focus` column of the sessions that have any, and no segments, since
+    /// `FocusCount` is computed after every change.
+    func focusPhases(overlapping from: Int64, _ to: Int64) throws -> [(session: SessionID, phases: [FocusSpan])] {
+        let earliest = from.subtractingSaturated(try longestSpan())
+        return try database.query(
+            "SELECT id, focus FROM sessions WHERE start >= ? AND start < ? AND (end IS NULL OR end > ? OR (end = start AND start >= ?)) AND coalesce(focus, '') != ''",
+            .integer(earliest), .integer(to), .integer(from), .integer(from)) { (session: $0.int(0), phases: FocusSpan.spans(storeText: $0.string(1))) }
+    }
 }
 
 extension SnapshotFormat {

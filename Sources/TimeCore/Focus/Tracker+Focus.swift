@@ -9,10 +9,10 @@ extension Tracker {
     public func focusCount(onDayOf time: Int64? = nil) throws -> UInt32 {
         let day = LocalTime.date(of: time ?? now)
         let from = LocalTime.startOfDay(day), to = LocalTime.startOfDay(day.adding(days: 1))
-        let sessions = try store.sessions(overlapping: from, to) + (openSession.map { [$0] } ?? [])
+        let phases = try store.focusPhases(overlapping: from, to) + (openSession.map { [(session: $0.id, phases: $0.focus)] } ?? [])
         var seen = Set<SessionID>(), count: UInt32 = 0
-        for session in sessions where seen.insert(session.id).inserted {
-            count += UInt32(session.focus.filter { $0.end >= from && $0.end < to }.count)
+        for (session, spans) in phases where seen.insert(session).inserted {
+            count += UInt32(spans.filter { $0.end >= from && $0.end < to }.count)
         }
         return count
     }
