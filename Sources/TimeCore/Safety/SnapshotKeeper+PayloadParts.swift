@@ -29,11 +29,11 @@ struct PayloadParts {
                                   "longest_span"]
 
     /// The parts as the store holds them now: `kept`'s where nothing they come from was written.
-    static func current(in store: Store, kept: PayloadParts?) throws -> PayloadParts {
+    /// `version`: `PRAGMA data_version`, read once per change by the keeper.
+    static func current(in store: Store, kept: PayloadParts?, dataVersion version: Int64) throws -> PayloadParts {
         let database = store.database
         let metaWritten = database.takeMetaRowsWritten()
         let counts = database.writeCounts
-        let version = try database.dataVersion()
         let recordsWrites = counts.of(recordTables), awayWrites = counts.of(awayTables)
         guard var parts = kept, parts.rewrites == counts.rewrites, parts.dataVersion == version else {
             var whole = try read(store, recordsWrites: recordsWrites, awayWrites: awayWrites, rewrites: counts.rewrites, dataVersion: version)

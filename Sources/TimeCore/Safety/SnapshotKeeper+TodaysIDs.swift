@@ -31,10 +31,9 @@ struct TodaysIDs {
 
 extension SnapshotKeeper {
     /// The ids of the sessions finished in `today` (UTC), ascending, as the store holds them now.
-    func todaysCompletedIDs(_ store: Store, today: String) throws -> [Int64] {
+    func todaysCompletedIDs(_ store: Store, today: String, dataVersion version: Int64) throws -> [Int64] {
         let counts = store.database.writeCounts
         let sessionWrites = counts.of(["sessions"])
-        let version = try store.database.dataVersion()
         if var kept = todaysIDs, kept.day == today, kept.sessionWrites == store.sessionWritesAtBegin,
            kept.rewrites == counts.rewrites, kept.dataVersion == version {
             for id in store.changedSessionIDs {

@@ -222,6 +222,8 @@ public final class SnapshotKeeper: ChangeRecorder {
                             writtenFiles: [], renamed: nil)
         pending = state
         let today = CivilDate.utcDayKey(clock.now())
+        // Another connection's commit makes what is kept from the store stale (read once here).
+        let dataVersion = try store.database.dataVersion()
         var days = Set<String>()
         for day in changedDays where day != today { days.insert(day) }
         // Another day (or the first change since start): the day kept inline goes into its chunk.
@@ -229,7 +231,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         if inlineCache == nil || inlineDay != today || changedDays.contains(today) {
             // Which of today's sessions are inline: all but the whole blocks. The day's chunk
             // is rewritten only when the sessions it holds of today change.
-            let ids = try todaysCompletedIDs(store, today: today)
+            let ids = try todaysCompletedIDs(store, today: today, dataVersion: dataVersion)
             let blocks = ids.count / SnapshotKeeper.inlineBlock * SnapshotKeeper.inlineBlock
             let chunked = Array(ids.prefix(blocks))
             if inlineDay != today || chunked != chunkedOfInlineDay || !store.changedSessionIDs.isDisjoint(with: chunked) {
@@ -275,7 +277,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         PathTrace.mark("snapshot: today's sessions and chunks")
         let chunkList = tree.topList
         // Read from the store again only where it was written since the last change (PayloadParts).
-        let parts = try PayloadParts.current(in: store, kept: payloadParts)
+        let parts = try PayloadParts.current(in: store, kept: payloadParts, dataVersion: dataVersion)
         payloadParts = parts
         let payload = SnapshotFormat.payload(
             records: parts.records, openSession: try store.openSession(), chunkList: chunkList,
