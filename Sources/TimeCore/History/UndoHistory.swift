@@ -12,8 +12,9 @@ public struct HistoryStep: Equatable, Sendable {
 /// The undo history, kept in the store itself (`undo_steps`), so it survives restarts and
 /// crashes exactly as the data does: a step is written in the same transaction as its change.
 ///
-/// Generic at the change gate: while a change runs, SQLite's session extension records every
-/// row it inserts, updates or deletes, in any table; the resulting changeset is the step. Undo
+/// Generic at the change gate: while a change runs, `ChangeRecording` records every row it
+/// inserts, updates or deletes, in any table, as a changeset in SQLite's session-extension format;
+/// that changeset is the step. Undo
 /// applies its inverse, redo the changeset again. A change of any kind (settings, an import of
 /// 100,000 sessions, a table added later) is undoable without code of its own.
 ///
@@ -40,6 +41,8 @@ final class UndoHistory {
 
     private let store: Store
     private var recording: ChangeRecording?
+    /// The tables a step records and their keys, kept between changes.
+    private lazy var recordedTables = TableKeys(database: database, excluding: UndoHistory.untrackedTables)
     /// False only when no step can be marked undone (none was undone since the last change
     /// removed them, and that change committed): the change then skips looking for them.
     private var mayHoldUndone = true
@@ -55,10 +58,13 @@ final class UndoHistory {
 
     func beginStep() throws {
         givenDescription = nil
-        recording = try ChangeRecording(database: database, excluding: UndoHistory.untrackedTables)
+        recording?.stop()
+        recording = nil
+        recording = try ChangeRecording(database: database, keys: recordedTables)
     }
 
     func abandonStep() {
+        recording?.stop()
         recording = nil
         givenDescription = nil
         // A rolled-back change brings back the undone steps it removed.
@@ -70,10 +76,10 @@ final class UndoHistory {
     @discardableResult
     func finishStep(at time: Int64, describe: (Changeset) throws -> String) throws -> Int64? {
         guard let recording else { return nil }
+        recording.stop()
         self.recording = nil
         let given = givenDescription
         givenDescription = nil
-        guard !recording.isEmpty else { return nil }
         let changeset = try recording.changeset()
         guard !changeset.isEmpty else { return nil }
         let description = try given ?? describe(changeset)

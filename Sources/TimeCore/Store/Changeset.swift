@@ -1,56 +1,9 @@
 import CSQLite
 
-/// SQLite's session extension, behind Swift owners: a `ChangeRecording` watches every table of a
-/// connection during one transaction and yields a `Changeset` (every row inserted, updated or
-/// deleted, with old and new values); a changeset can be inverted and applied again. The undo
-/// history is built on it, so any change to any table becomes undoable without code of its own.
-
-/// One `sqlite3_session*`, attached to every table except those `excluded`; deleted on release.
-final class ChangeRecording {
-    private let handle: OpaquePointer
-    private let filter: TableFilter
-
-    init(database: SQLiteDatabase, excluding excluded: Set<String>) throws {
-        var session: OpaquePointer?
-        let rc = sqlite3session_create(database.handle, "main", &session)
-        guard rc == SQLITE_OK, let session else { throw database.error(rc) }
-        handle = session
-        filter = TableFilter(excluded: excluded)
-        sqlite3session_table_filter(session, changeRecordingTableFilter, Unmanaged.passUnretained(filter).toOpaque())
-        let attached = sqlite3session_attach(session, nil)
-        guard attached == SQLITE_OK else {
-            sqlite3session_delete(session)
-            throw database.error(attached)
-        }
-    }
-
-    deinit { sqlite3session_delete(handle) }
-
-    var isEmpty: Bool { sqlite3session_isempty(handle) != 0 }
-
-    /// Everything changed since the recording began.
-    func changeset() throws -> Changeset {
-        var size: Int32 = 0
-        var buffer: UnsafeMutableRawPointer?
-        let rc = sqlite3session_changeset(handle, &size, &buffer)
-        defer { sqlite3_free(buffer) }
-        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "could not take the changeset of a change") }
-        guard let buffer, size > 0 else { return Changeset(bytes: []) }
-        return Changeset(bytes: Array(UnsafeRawBufferPointer(start: buffer, count: Int(size))))
-    }
-}
-
-/// The tables a recording leaves out (its own history, which must not undo itself).
-private final class TableFilter {
-    let excluded: Set<String>
-    init(excluded: Set<String>) { self.excluded = excluded }
-}
-
-private func changeRecordingTableFilter(_ context: UnsafeMutableRawPointer?, _ table: UnsafePointer<CChar>?) -> Int32 {
-    guard let context, let table else { return 0 }
-    let filter = Unmanaged<TableFilter>.fromOpaque(context).takeUnretainedValue()
-    return filter.excluded.contains(String(cString: table)) ? 0 : 1
-}
+/// A changeset in SQLite's own binary format (the session extension's), and what the session
+/// extension does with one: invert it, read its rows, apply it. `ChangeRecording` makes them; the
+/// undo history is built on them, so any change to any table becomes undoable without code of its
+/// own.
 
 /// A changeset's bytes (SQLite's own binary format).
 struct Changeset: Equatable {
