@@ -74,9 +74,13 @@ struct StepDescription {
     /// Pause and resume change only segments.
     private func timer(_ segments: [Changeset.RowChange]) throws -> String? {
         guard let row = segments.first else { return nil }
-        let sessionID: Int64? = try row.value(SegmentColumn.session)?.integer
-            ?? store.database.queryFirst("SELECT session_id FROM segments WHERE id = ?", .integer(int(row, SegmentColumn.id))) { $0.int(0) }
-        let name = sessionID.flatMap { try? store.session(id: $0) }.map { projectName($0.projectID) } ?? "the session"
+        // An update names only the segment: its session's project is read in one query (this
+        // runs before every Pause's reply).
+        let sessionID: SQLValue = row.value(SegmentColumn.session) ?? .null
+        let project = try store.database.queryFirst(
+            "SELECT project_id FROM sessions WHERE id = coalesce(?, (SELECT session_id FROM segments WHERE id = ?))",
+            sessionID, .integer(int(row, SegmentColumn.id))) { $0.int(0) }
+        let name = project.map(projectName) ?? "the session"
         if row.operation == .insert, row.value(SegmentColumn.end) == .null {
             return "Resumed \(name) at \(clock(int(row, SegmentColumn.start)))"
         }
