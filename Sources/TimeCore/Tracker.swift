@@ -252,9 +252,12 @@ public final class Tracker {
         var done = open
         if let last = done.segments.indices.last, done.segments[last].end == nil {
             done.segments[last].end = max(time, done.segments[last].start)
+            // Only the running segment ends: its row is updated, as a Pause does, rather than
+            // every segment of the session deleted and written again under new ids.
+            try store.closeRunningSegment(of: open.id, at: done.segments[last].end!)
         }
         done.end = max(time, done.segments.last?.end ?? done.start, done.start)
-        try store.updateSession(done, previous: open, segmentsChanged: open.isRunning)
+        try store.updateSession(done, previous: open, segmentsChanged: false)
         try endAwaySpan(at: done.end!)
         openSession = nil
     }
