@@ -290,6 +290,12 @@ public final class SnapshotKeeper: ChangeRecorder {
 
         if entries.last?.stateHash == stateHash && slotAttachmentPending?() != true {
             // The newest kept snapshot already holds this state: nothing new is written.
+        } else if keptFileAfterAnswer, let index = entries.lastIndex(where: { $0.stateHash == stateHash }) {
+            // An older kept file holds this state (an undo, an edit taken back): the state is
+            // kept anew after the answer and the older file goes then (SnapshotKeeper+KeptFile).
+            let old = entries.remove(at: index)
+            keptFileDue = KeptFileDue(bytes: bytes, path: path, replacing: old)
+            entries.append(Entry(sequence: sequence, stateHash: stateHash, path: path))
         } else if let index = entries.lastIndex(where: { $0.stateHash == stateHash }),
                   (try? SnapshotFormat.read(Files.read(entries[index].path)))?.stateHash == stateHash {
             // An older kept snapshot holds this state: it becomes the newest, by name only.
@@ -302,7 +308,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             // (Also when the kept file of this state no longer verifies: the new one is newer.)
             // Not flushed: the slot below is the durable record; this file keeps the state among the 20.
             if keptFileAfterAnswer {
-                keptFileDue = (bytes, path)
+                keptFileDue = KeptFileDue(bytes: bytes, path: path, replacing: nil)
             } else {
                 state.writtenFiles.append(path)
                 pending = state
@@ -341,35 +347,10 @@ public final class SnapshotKeeper: ChangeRecorder {
     }
 
     /// Set when a change left old snapshots to remove and files to prepare.
-    private var tidyUpDue = false
-
-    public func tidyUp() {
-        guard tidyUpDue else { return }
-        tidyUpDue = false
-        writeKeptFile()
-        prune()
-        prepareFiles()
-    }
-
-    /// When true, the file that keeps a new state among the 20 (`state-…json`) is written by
-    /// `tidyUp`, after the change was acknowledged, instead of before: it is never flushed (the
-    /// slot is the change's durable record, and a power cut may take the file either way), so
-    /// writing it later trades nothing, and the caller's answer does not wait for it. The next
-    /// change (its `tidyUp` comes first) and a shutdown find it written. The agent sets it.
+    var tidyUpDue = false
+    /// See SnapshotKeeper+KeptFile.swift.
     public var keptFileAfterAnswer = false
-    /// The kept file of the last change, not yet written (with `keptFileAfterAnswer`).
-    private var keptFileDue: (bytes: [UInt8], path: String)?
-
-    private func writeKeptFile() {
-        guard let due = keptFileDue else { return }
-        keptFileDue = nil
-        do {
-            try Files.writeDurably(due.bytes, to: due.path, syncFolder: false, prepared: nextSnapshotFile, flush: false)
-        } catch {
-            // The state is durable in its slot; only one of the 20 kept states is missing.
-            entries.removeAll { $0.path == due.path }
-        }
-    }
+    var keptFileDue: KeptFileDue?
 
     public func changeAbandoned() {
         // The rollback put rows back without the update hook seeing it: the parts are read anew.
