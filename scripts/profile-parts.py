@@ -14,7 +14,7 @@ PARTS = [
     ("decode: the message's arguments", ["Message.arguments()"], 1),
     ("change gate (Tracker.change)", ["Tracker.change<"], 1),
     ("BEGIN IMMEDIATE", ["Store.begin()"], 2),
-    ("undo: start recording (sqlite3session)", ["UndoHistory.beginStep()"], 2),
+    ("undo: start recording (pre-update hook)", ["UndoHistory.beginStep()"], 2),
     ("change: rows written (per Pause)", ["closure #1 in Tracker.pause()"], 2, 2),
     ("change: rows written (per Resume)", ["closure #1 in Tracker.resume()"], 2, 2),
     ("change: rows written (StartProject)", ["closure #1 in Tracker.startProject("], 2),

@@ -41,7 +41,7 @@ extension SnapshotKeeper {
         var carried: [(sha256: String, bytes: [UInt8])] = []
         var size = 0
         for (hash, chunk) in unflushed where tree.reference(at: chunk.period)?.sha256 == hash {
-            let bytes = carriedForm(of: chunk.bytes, period: chunk.period)
+            let bytes = carriedForm(of: chunk.bytes, period: chunk.period, sha256: hash)
             carried.append((hash, bytes))
             size += bytes.count
         }
@@ -59,10 +59,18 @@ extension SnapshotKeeper {
 
     /// An index chunk travels as a patch against the durable chunk of its period when that is
     /// smaller (IndexPatch); a day's chunk, or an index new since the last flush, whole.
-    private func carriedForm(of bytes: [UInt8], period: String) -> [UInt8] {
-        guard let parts = tree.parts[period], let base = durableTree.reference(at: period),
-              let baseParts = durableTree.parts[period] else { return bytes }
-        return IndexPatch.make(base: base.sha256, baseParts: baseParts, parts: parts, wholeSize: bytes.count) ?? bytes
+    /// Made once per chunk and durable tree: a chunk's parts follow from its hash, the base from
+    /// the durable root. (Every change carrying chunks made them all again: 250k instructions of
+    /// an EditSession at 100,000 sessions, docs/durable-path.md round four.)
+    private func carriedForm(of bytes: [UInt8], period: String, sha256: String) -> [UInt8] {
+        if carriedForms.root != durableTree.root { carriedForms = (durableTree.root, [:]) }
+        if let known = carriedForms.forms[sha256] { return known }
+        var form = bytes
+        if let parts = tree.parts[period], let base = durableTree.reference(at: period), let baseParts = durableTree.parts[period] {
+            form = IndexPatch.make(base: base.sha256, baseParts: baseParts, parts: parts, wholeSize: bytes.count) ?? bytes
+        }
+        carriedForms.forms[sha256] = form
+        return form
     }
 
     /// Makes every chunk written so far durable, names included: one `syncfs`. The tree is then

@@ -38,6 +38,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// index chunk written since can travel as a patch against it (IndexPatch), and pruning
     /// leaves its chunks alone. The roots it named before the last flush, for pruning to look at.
     var durableTree = ChunkTree()
+    /// Each unflushed chunk's form in a slot, by SHA-256, against the durable tree of `root`.
+    var carriedForms: (root: SnapshotFormat.ChunkReference?, forms: [String: [UInt8]]) = (nil, [:])
     var retiredDurableRoots: [SnapshotFormat.ChunkReference] = []
     /// Index chunks' parts by SHA-256, and each kept snapshot's `chunks` list by sequence: what
     /// pruning needs to tell which chunks no kept snapshot names any more.
