@@ -50,7 +50,7 @@ public final class AgentService {
         published = currentProperties(try? tracker.status())
         // The agent answers first and tidies up after (refreshAfterChange): the kept copy of a
         // state waits until then, its slot being the durable record (SnapshotKeeper).
-        (tracker.recorder as? SnapshotKeeper)?.keptFileAfterAnswer = true
+        (tracker.recorder as? SnapshotKeeper)?.writeAfterAnswer = true
     }
 
     /// Exports the object; call before requesting the bus name.

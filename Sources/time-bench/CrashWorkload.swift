@@ -31,9 +31,15 @@ final class Acknowledgments {
 
 func runCrashWorkload(folder: String, acks: String, changes: Int) -> Int32 {
     guard let log = Acknowledgments(path: acks) else { return 1 }
-    func acknowledge(_ tracker: Tracker) throws { log.add(try DataState(store: tracker.store).fingerprint) }
+    // Acknowledged as the agent acknowledges: the answer first, then the files it writes after
+    // the answer (the kept state file, the chunk files: SnapshotKeeper.writeAfterAnswer).
+    func acknowledge(_ tracker: Tracker) throws {
+        log.add(try DataState(store: tracker.store).fingerprint)
+        tracker.tidyUp()
+    }
     do {
         let home = try DataHome(directory: folder)
+        home.keeper?.writeAfterAnswer = true
         let tracker = home.tracker
         // Focus phases of no length: each ends as soon as it starts, so a round records a
         // completed phase with its session without waiting for one.

@@ -8,7 +8,7 @@ import XCTest
 final class KeptFileTests: KeeperTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
-        keeper.keptFileAfterAnswer = true
+        keeper.writeAfterAnswer = true
         _ = try tracker.createProject(name: "Writing", color: "", category: "")
         keeper.tidyUp()
     }

@@ -15,24 +15,46 @@ extension SnapshotKeeper {
 
     /// Writes one chunk (a day's or an index) unless its file holds these bytes already; either
     /// way it is not known durable now, unless the tree names it there already. Returns its hash.
+    /// With `writeAfterAnswer` the file waits for `tidyUp`, after the answer (the slot carries the
+    /// chunk meanwhile, and a batch flush writes whatever still waits first).
     func writeChunk(_ bytes: [UInt8], period: String, state: inout Pending) throws -> String {
         let hash = SHA256.hex(bytes)
         if tree.reference(at: period)?.sha256 == hash { return hash }
-        let path = directory + "/" + SnapshotKeeper.chunkName(hash)
-        let existed = Files.kind(path) == .regular
-        if !existed || (try? Files.read(path)).map(SHA256.hex) != hash {
-            // A new file is listed first, so that a write failing after its rename (the read-back)
-            // is removed too; a damaged one being replaced only once it is.
-            if !existed { state.writtenFiles.append(path) }
-            pending = state
-            try Files.writeDurably(bytes, to: path, syncFolder: false, flush: false)
-            if existed { state.writtenFiles.append(path) }
-            pending = state
+        if writeAfterAnswer {
+            chunksDue[hash] = bytes
+        } else {
+            try writeChunkFile(bytes, sha256: hash, state: &state)
         }
         // Found from before, it may never have been flushed either (a file an earlier change wrote
         // and a later one stopped naming): it travels in the slot until the next batch flush.
         unflushed[hash] = (period, bytes)
         return hash
+    }
+
+    private func writeChunkFile(_ bytes: [UInt8], sha256 hash: String, state: inout Pending) throws {
+        let path = directory + "/" + SnapshotKeeper.chunkName(hash)
+        let existed = Files.kind(path) == .regular
+        guard !existed || (try? Files.read(path)).map(SHA256.hex) != hash else { return }
+        // A new file is listed first, so that a write failing after its rename (the read-back)
+        // is removed too; a damaged one being replaced only once it is.
+        if !existed { state.writtenFiles.append(path) }
+        pending = state
+        try Files.writeDurably(bytes, to: path, syncFolder: false, flush: false)
+        if existed { state.writtenFiles.append(path) }
+        pending = state
+    }
+
+    /// The chunk files that wait (`writeAfterAnswer`), written unless found whole, no flush. One
+    /// that cannot be written stays waiting: the slots carry it, and the batch flush tries again
+    /// (and fails the change that would flush without it).
+    func writeDueChunks() throws {
+        for (hash, bytes) in chunksDue.sorted(by: { $0.key < $1.key }) {
+            let path = directory + "/" + SnapshotKeeper.chunkName(hash)
+            if Files.kind(path) != .regular || (try? Files.read(path)).map(SHA256.hex) != hash {
+                try Files.writeDurably(bytes, to: path, syncFolder: false, flush: false)
+            }
+            chunksDue[hash] = nil
+        }
     }
 
     /// The chunks the newest tree names that are not known durable, for the slot; or none, after
@@ -76,6 +98,7 @@ extension SnapshotKeeper {
     /// Makes every chunk written so far durable, names included: one `syncfs`. The tree is then
     /// the base of later patches; the root before it is left for pruning to look at.
     func flushChunks() throws {
+        try writeDueChunks()
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw FileError("open the folder", directory) }
         defer { close(fd) }

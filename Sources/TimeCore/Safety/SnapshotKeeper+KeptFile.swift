@@ -2,7 +2,7 @@ import Glibc
 
 /// The file that keeps a state among the newest 20 (`state-…json`), written after the answer.
 ///
-/// With `keptFileAfterAnswer` (the agent sets it), the file is written by `tidyUp`, after the
+/// With `writeAfterAnswer` (the agent sets it), the file is written by `tidyUp`, after the
 /// change was acknowledged, instead of before: it is never flushed (the slot is the change's
 /// durable record, and a power cut may take the file either way), so writing it later trades
 /// nothing, and the caller's answer does not wait for it. The next change (its `tidyUp` comes
@@ -24,6 +24,7 @@ extension SnapshotKeeper {
         guard tidyUpDue else { return }
         tidyUpDue = false
         writeKeptFile()
+        try? writeDueChunks()
         prune()
         prepareFiles()
     }

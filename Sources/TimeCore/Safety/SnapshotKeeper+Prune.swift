@@ -34,6 +34,7 @@ extension SnapshotKeeper {
         for hash in dead {
             unlink(directory + "/" + SnapshotKeeper.chunkName(hash))
             unflushed[hash] = nil
+            chunksDue[hash] = nil
             nodeCache[hash] = nil
         }
     }

@@ -292,7 +292,7 @@ public final class SnapshotKeeper: ChangeRecorder {
 
         if entries.last?.stateHash == stateHash && slotAttachmentPending?() != true {
             // The newest kept snapshot already holds this state: nothing new is written.
-        } else if keptFileAfterAnswer, let index = entries.lastIndex(where: { $0.stateHash == stateHash }) {
+        } else if writeAfterAnswer, let index = entries.lastIndex(where: { $0.stateHash == stateHash }) {
             // An older kept file holds this state (an undo, an edit taken back): the state is
             // kept anew after the answer and the older file goes then (SnapshotKeeper+KeptFile).
             let old = entries.remove(at: index)
@@ -309,7 +309,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         } else {
             // (Also when the kept file of this state no longer verifies: the new one is newer.)
             // Not flushed: the slot below is the durable record; this file keeps the state among the 20.
-            if keptFileAfterAnswer {
+            if writeAfterAnswer {
                 keptFileDue = KeptFileDue(bytes: bytes, path: path, replacing: nil)
             } else {
                 state.writtenFiles.append(path)
@@ -351,8 +351,10 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// Set when a change left old snapshots to remove and files to prepare.
     var tidyUpDue = false
     /// See SnapshotKeeper+KeptFile.swift.
-    public var keptFileAfterAnswer = false
+    public var writeAfterAnswer = false
     var keptFileDue: KeptFileDue?
+    /// Chunk files not written yet (`writeAfterAnswer`), by SHA-256.
+    var chunksDue: [String: [UInt8]] = [:]
 
     public func changeAbandoned() {
         // The rollback put rows back without the update hook seeing it: the parts are read anew.
@@ -360,6 +362,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         guard let undone = pending else { return }
         pending = nil
         keptFileDue = nil
+        // The refused change's chunks are not written; those of earlier changes still wait.
+        chunksDue = chunksDue.filter { undone.previousUnflushed[$0.key] != nil }
         if let renamed = undone.renamed { try? Files.move(renamed.to, to: renamed.from) }
         if let slot = undone.slotWritten {
             // The slot must not bring back a change that was refused: it is voided, and the
