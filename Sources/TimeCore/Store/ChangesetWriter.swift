@@ -26,30 +26,30 @@ struct ChangesetWriter {
         if bytes.count == changesStart { bytes.removeSubrange(tableStart...) }
     }
 
-    mutating func insert(_ row: FieldRecord, indirect: Bool) {
+    mutating func insert(_ row: ArraySlice<UInt8>, indirect: Bool) {
         bytes.append(UInt8(SQLITE_INSERT))
         bytes.append(indirect ? 1 : 0)
-        bytes.append(contentsOf: row.bytes)
+        bytes.append(contentsOf: row)
     }
 
-    mutating func delete(_ row: FieldRecord, indirect: Bool) {
+    mutating func delete(_ row: ArraySlice<UInt8>, indirect: Bool) {
         bytes.append(UInt8(SQLITE_DELETE))
         bytes.append(indirect ? 1 : 0)
-        bytes.append(contentsOf: row.bytes)
+        bytes.append(contentsOf: row)
     }
 
     /// The old record holds the key and the changed columns as they were, the new one the changed
     /// columns as they are; nothing is written when no column changed.
-    mutating func update(from before: FieldRecord, to after: FieldRecord, primaryKey: [Bool], indirect: Bool) {
-        let changed = primaryKey.indices.map { !primaryKey[$0] && before.field($0) != after.field($0) }
+    mutating func update(from before: [ArraySlice<UInt8>], to after: [ArraySlice<UInt8>], primaryKey: [Bool], indirect: Bool) {
+        let changed = primaryKey.indices.map { !primaryKey[$0] && before[$0] != after[$0] }
         guard changed.contains(true) else { return }
         bytes.append(UInt8(SQLITE_UPDATE))
         bytes.append(indirect ? 1 : 0)
         for column in primaryKey.indices {
-            if primaryKey[column] || changed[column] { bytes.append(contentsOf: before.field(column)) } else { bytes.append(FieldRecord.undefined) }
+            if primaryKey[column] || changed[column] { bytes.append(contentsOf: before[column]) } else { bytes.append(FieldArena.undefined) }
         }
         for column in primaryKey.indices {
-            if changed[column] { bytes.append(contentsOf: after.field(column)) } else { bytes.append(FieldRecord.undefined) }
+            if changed[column] { bytes.append(contentsOf: after[column]) } else { bytes.append(FieldArena.undefined) }
         }
     }
 
@@ -84,6 +84,17 @@ struct ChangesetWriter {
 
     private static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    /// Reads a varint written by `appendVarint`: its value and how many bytes it took.
+    static func varint(in bytes: [UInt8], at start: Int) -> (value: UInt64, size: Int) {
+        var value: UInt64 = 0
+        for index in 0..<8 {
+            let byte = bytes[start + index]
+            value = value << 7 | UInt64(byte & 0x7f)
+            if byte & 0x80 == 0 { return (value, index + 1) }
+        }
+        return (value << 8 | UInt64(bytes[start + 8]), 9)
     }
 
     /// SQLite's varint: 7 bits a byte, most significant first, the high bit set on all but the
