@@ -104,4 +104,18 @@ extension Tracker {
             if updated.isOpen { openSession = updated }
         }
     }
+
+    /// Appends a line to the open session's note.
+    public func addNote(_ text: String) throws {
+        guard let open = openSession else { throw TrackerError.idle }
+        let line = try TextInput.normalizedNote(text)
+        guard !line.isEmpty else { throw TrackerError.invalidArgument("The note text is empty; nothing to add.") }
+        let note = try TextInput.normalizedNote(open.note.isEmpty ? line : open.note + "\n" + line)
+        try change {
+            var updated = open
+            updated.note = note
+            try store.updateSession(updated, previous: open, segmentsChanged: false)
+            openSession = updated
+        }
+    }
 }

@@ -262,21 +262,6 @@ public final class Tracker {
         openSession = nil
     }
 
-    /// Appends a line to the open session's note.
-    public func addNote(_ text: String) throws {
-        guard let open = openSession else { throw TrackerError.idle }
-        let line = try TextInput.normalizedNote(text)
-        guard !line.isEmpty else { throw TrackerError.invalidArgument("The note text is empty; nothing to add.") }
-        let note = try TextInput.normalizedNote(open.note.isEmpty ? line : open.note + "\n" + line)
-        try change {
-            var updated = open
-            updated.note = note
-            try store.updateSession(updated, previous: open, segmentsChanged: false)
-            openSession = updated
-        }
-    }
-
-
     // MARK: Projects and categories
 
     public func projects() -> [Project] { projectsByID.values.sorted { $0.id < $1.id } }

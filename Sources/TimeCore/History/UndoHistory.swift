@@ -14,9 +14,9 @@ public struct HistoryStep: Equatable, Sendable {
 ///
 /// Generic at the change gate: while a change runs, `ChangeRecording` records every row it
 /// inserts, updates or deletes, in any table, as a changeset in SQLite's session-extension format;
-/// that changeset is the step. Undo
-/// applies its inverse, redo the changeset again. A change of any kind (settings, an import of
-/// 100,000 sessions, a table added later) is undoable without code of its own.
+/// that changeset is the step. Undo applies its inverse, redo the changeset again. A change of any
+/// kind (settings, an import of 100,000 sessions, a table added later) is undoable without code of
+/// its own.
 ///
 /// Cost stays flat: a change writes one row here and removes what fell out of the newest
 /// `kept`; nothing older is read or rewritten, and snapshots do not hold the history.

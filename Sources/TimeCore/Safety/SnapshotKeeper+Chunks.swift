@@ -22,6 +22,7 @@ extension SnapshotKeeper {
         if tree.reference(at: period)?.sha256 == hash { return hash }
         if writeAfterAnswer {
             chunksDue[hash] = bytes
+            pending = state   // so that a refusal from here on drops it again
         } else {
             try writeChunkFile(bytes, sha256: hash, state: &state)
         }

@@ -6,7 +6,8 @@ import Glibc
 /// change was acknowledged, instead of before: it is never flushed (the slot is the change's
 /// durable record, and a power cut may take the file either way), so writing it later trades
 /// nothing, and the caller's answer does not wait for it. The next change (its `tidyUp` comes
-/// first) and a shutdown find it written.
+/// first) and a shutdown find it written. The chunk files wait the same way
+/// (SnapshotKeeper+Chunks), written by the same `tidyUp`.
 ///
 /// A change back to a state an older kept file holds (an undo, an edit taken back) keeps it the
 /// same way: written anew after the answer, the older file removed then. Before the answer that
