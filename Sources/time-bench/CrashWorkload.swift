@@ -123,6 +123,7 @@ func runCrashWorkloadWithSync(folder: String, acks: String, changes: Int) -> Int
     guard let log = Acknowledgments(path: acks) else { return 1 }
     do {
         let home = try DataHome(directory: folder + "/data")
+        home.keeper?.writeAfterAnswer = true
         let tracker = home.tracker
         let now = Int64(time(nil))
         // A history made before sync, and another device's in the folder: enabling publishes the
@@ -142,7 +143,11 @@ func runCrashWorkloadWithSync(folder: String, acks: String, changes: Int) -> Int
             }, wallMilliseconds: now * 1000)
         let engine = try SyncEngine(tracker: tracker, folder: folder + "/sync", device: crashDevice, deviceName: "crash",
                                     wallMilliseconds: Int64(time(nil)) * 1000, deferringWork: true, batchLimit: 3)
-        func acknowledge() throws { log.add("\(try DataState(store: tracker.store).fingerprint);records=\(engine.lastSequence)") }
+        // Answered first, then the files the agent writes after the answer (`tidyUp`).
+        func acknowledge() throws {
+            log.add("\(try DataState(store: tracker.store).fingerprint);records=\(engine.lastSequence)")
+            tracker.tidyUp()
+        }
         try acknowledge()
         while try engine.step(wallMilliseconds: Int64(time(nil)) * 1000) { try acknowledge() }
         try acknowledge()
