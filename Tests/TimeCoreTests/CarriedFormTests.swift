@@ -19,7 +19,7 @@ final class CarriedFormTests: XCTestCase {
     override func tearDown() { folder.remove() }
 
     private func newestSlotPath() throws -> String {
-        let slots = try (0..<2).compactMap { try? SnapshotSlots.body(of: Files.read(folder.snapshots + "/slot-\($0).snapshot")) }
+        let slots = (0..<2).compactMap { try? SnapshotSlots.body(of: Files.read(folder.snapshots + "/slot-\($0).snapshot")) }
         let newest = try XCTUnwrap(slots.max { $0.sequence < $1.sequence })
         return folder.snapshots + "/slot-\(newest.sequence % 2).snapshot"
     }

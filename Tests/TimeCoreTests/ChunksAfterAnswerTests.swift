@@ -18,7 +18,7 @@ final class ChunksAfterAnswerTests: KeeperTestCase {
 
     private func newestSlot() throws -> (path: String, body: SnapshotSlots.Body) {
         let paths = (0..<2).map { folder.snapshots + "/slot-\($0).snapshot" }
-        let bodies = try paths.compactMap { path in (try? SnapshotSlots.body(of: Files.read(path))).map { (path, $0) } }
+        let bodies = paths.compactMap { path in (try? SnapshotSlots.body(of: Files.read(path))).map { (path, $0) } }
         return try XCTUnwrap(bodies.max { $0.1.sequence < $1.1.sequence })
     }
 

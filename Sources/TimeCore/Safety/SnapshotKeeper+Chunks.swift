@@ -35,7 +35,7 @@ extension SnapshotKeeper {
     private func writeChunkFile(_ bytes: [UInt8], sha256 hash: String, state: inout Pending) throws {
         let path = directory + "/" + SnapshotKeeper.chunkName(hash)
         let existed = Files.kind(path) == .regular
-        guard !existed || (try? Files.read(path)).map(SHA256.hex) != hash else { return }
+        guard !existed || !fileHolds(path, sha256: hash) else { return }
         // A new file is listed first, so that a write failing after its rename (the read-back)
         // is removed too; a damaged one being replaced only once it is.
         if !existed { state.writtenFiles.append(path) }
@@ -51,11 +51,14 @@ extension SnapshotKeeper {
     func writeDueChunks() throws {
         for (hash, bytes) in chunksDue.sorted(by: { $0.key < $1.key }) {
             let path = directory + "/" + SnapshotKeeper.chunkName(hash)
-            if Files.kind(path) != .regular || (try? Files.read(path)).map(SHA256.hex) != hash {
-                try Files.writeDurably(bytes, to: path, syncFolder: false, flush: false)
-            }
+            if !fileHolds(path, sha256: hash) { try Files.writeDurably(bytes, to: path, syncFolder: false, flush: false) }
             chunksDue[hash] = nil
         }
+    }
+
+    /// True when the file at `path` is there and its bytes hash to `sha256` (a chunk found whole).
+    private func fileHolds(_ path: String, sha256: String) -> Bool {
+        (try? Files.read(path)).map(SHA256.hex) == sha256
     }
 
     /// The chunks the newest tree names that are not known durable, for the slot; or none, after

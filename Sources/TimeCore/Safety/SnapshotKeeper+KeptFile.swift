@@ -25,6 +25,8 @@ extension SnapshotKeeper {
         guard tidyUpDue else { return }
         tidyUpDue = false
         writeKeptFile()
+        // A chunk that cannot be written now stays due: the slots carry it, and the batch flush
+        // writes it or refuses its change (SnapshotKeeper+Chunks).
         try? writeDueChunks()
         prune()
         prepareFiles()

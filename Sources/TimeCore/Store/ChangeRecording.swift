@@ -264,8 +264,12 @@ final class TableKeys {
             tables[table, default: Columns()].primaryKey.append(isKey)
             tables[table, default: Columns()].real.append(TableKeys.hasRealAffinity(declaredType: type))
         }
-        for (table, found) in tables { tables[table]?.keyColumns = found.primaryKey.indices.filter { found.primaryKey[$0] } }
-        self.tables = tables.filter { !$0.value.keyColumns.isEmpty }
+        // A table without a primary key is not recorded (as the session extension did not).
+        self.tables = tables.compactMapValues { found in
+            var columns = found
+            columns.keyColumns = found.primaryKey.indices.filter { found.primaryKey[$0] }
+            return columns.keyColumns.isEmpty ? nil : columns
+        }
         schemaVersion = version
     }
 
