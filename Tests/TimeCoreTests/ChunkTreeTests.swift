@@ -217,7 +217,7 @@ final class ChunkTreeTests: XCTestCase {
 
     func testASlotOfTheEarlierFormatStillReads() throws {
         let snapshot = Array("{\"a snapshot\":1}".utf8)
-        var header = Array("\(SnapshotSlots.magic) 7 \(snapshot.count) \(SHA256.hex(snapshot))".utf8)
+        var header = Array("\(SnapshotSlots.wholeBodyMagic) 7 \(snapshot.count) \(SHA256.hex(snapshot))".utf8)
         header += [UInt8](repeating: UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count) + [UInt8(ascii: "\n")]
         let body = try SnapshotSlots.body(of: header + snapshot + Array("stale bytes of a longer slot".utf8))
         XCTAssertEqual(body.sequence, 7)

@@ -250,23 +250,43 @@ public enum SnapshotFormat {
 
     /// Parses a snapshot file and checks its checksum over the payload's exact bytes.
     static func read(_ bytes: [UInt8]) throws -> Header {
-        let marker = Array(",\"payload\":".utf8)
+        let (header, hash, payloadBytes) = try verified(bytes)
+        guard let version = header["schemaVersion"]?.intValue, let createdAt = header["createdAt"]?.intValue
+        else { throw Failure.malformed("missing header fields") }
+        if version > currentVersion { throw Failure.newerVersion(version) }
+        if version < oldestVersion { throw Failure.unknownVersion(version) }
+        let payload: JSON
+        do { payload = try JSON.parse(Array(payloadBytes)) } catch { throw Failure.malformed("\(error)") }
+        return Header(version: version, createdAt: createdAt, stateHash: hash, payload: payload)
+    }
+
+    /// The file's header fields, its payload's SHA-256 as the header names it, and the payload,
+    /// once the payload's bytes are found to hash to it.
+    @discardableResult
+    static func verified(_ bytes: [UInt8]) throws -> (header: JSON, stateHash: String, payload: ArraySlice<UInt8>) {
+        let range = try payloadRange(in: bytes)
+        let header: JSON
+        do { header = try JSON.parse(Array(bytes[0..<(range.lowerBound - payloadMarker.count)]) + Array("}".utf8)) } catch {
+            throw Failure.malformed("\(error)")
+        }
+        guard header["format"]?.stringValue == formatName, let hash = header["sha256"]?.stringValue
+        else { throw Failure.malformed("missing header fields") }
+        let payload = bytes[range]
+        guard SHA256.hex(payload) == hash else { throw Failure.checksumMismatch }
+        return (header, hash, payload)
+    }
+
+    private static let payloadMarker = Array(",\"payload\":".utf8)
+
+    /// Where the payload's exact bytes lie in a snapshot file: after `,"payload":` (within the
+    /// header's first 400 bytes), up to the file's closing brace.
+    static func payloadRange(in bytes: [UInt8]) throws -> Range<Int> {
+        let marker = payloadMarker
         guard let markerAt = firstIndex(of: marker, in: bytes, limit: 400) else { throw Failure.malformed("no payload") }
         var end = bytes.count
         while end > 0, bytes[end - 1] == UInt8(ascii: "\n") { end -= 1 }
         guard end > markerAt + marker.count, bytes[end - 1] == UInt8(ascii: "}") else { throw Failure.malformed("truncated") }
-        let payloadBytes = Array(bytes[(markerAt + marker.count)..<(end - 1)])
-        let header: JSON
-        do { header = try JSON.parse(Array(bytes[0..<markerAt]) + Array("}".utf8)) } catch { throw Failure.malformed("\(error)") }
-        guard header["format"]?.stringValue == formatName, let version = header["schemaVersion"]?.intValue,
-              let hash = header["sha256"]?.stringValue, let createdAt = header["createdAt"]?.intValue
-        else { throw Failure.malformed("missing header fields") }
-        guard SHA256.hex(payloadBytes) == hash else { throw Failure.checksumMismatch }
-        if version > currentVersion { throw Failure.newerVersion(version) }
-        if version < oldestVersion { throw Failure.unknownVersion(version) }
-        let payload: JSON
-        do { payload = try JSON.parse(payloadBytes) } catch { throw Failure.malformed("\(error)") }
-        return Header(version: version, createdAt: createdAt, stateHash: hash, payload: payload)
+        return (markerAt + marker.count)..<(end - 1)
     }
 
     private static func firstIndex(of needle: [UInt8], in haystack: [UInt8], limit: Int) -> Int? {

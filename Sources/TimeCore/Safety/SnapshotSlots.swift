@@ -5,19 +5,24 @@ import Glibc
 /// `slot-1.snapshot`, in the snapshot folder. A change writes its snapshot into the slot of its
 /// sequence number (overwritten in place) and flushes it with one fdatasync: no new file, no
 /// rename, no folder flush. A slot is a header line padded to `headerSize` bytes,
-/// `time-tracker-slot <sequence> <length> <sha256 of the body>`, then the body: a snapshot file
-/// exactly as `state-…json` holds it, then the chunks it names that are not yet known durable
-/// (written without a flush), each as `<sha256> <length>\n<bytes>`: the header's fifth field is
-/// the snapshot's length, and the checksum covers the whole body. A chunk file that a power cut
-/// took or tore is read from the slot instead (and written again at the next start).
-/// A slot torn by a power cut fails its checksum and the other slot (the change before) counts.
-/// A slot may carry an attachment after the body (sync's outbox, SnapshotSlots+Attachment.swift):
-/// its length is a fifth header field, and the checksum then covers body and attachment together;
-/// it is never part of the snapshot's state.
+/// `time-tracker-slot2 <sequence> <length> <checksum> <snapshot length>`, then the body: a
+/// snapshot file exactly as `state-…json` holds it, then the chunks it names that are not yet
+/// known durable (written without a flush), each as `<sha256> <length>\n<bytes>`. A chunk file
+/// that a power cut took or tore is read from the slot instead (and written again at the next start).
+/// The checksum is the SHA-256 of the header's other fields and of the body with the snapshot's
+/// payload left out: the snapshot's header names the payload's own SHA-256 (its state), so that
+/// one digest covers the payload and a change hashes its 10–20 KiB once, not twice. A reader
+/// checks both.
+/// Slots written before (magic `time-tracker-slot`) hash the whole body, and still read.
+/// A slot torn by a power cut fails a checksum and the other slot (the change before) counts.
+/// A slot may carry an attachment in its body (sync's outbox, SnapshotSlots+Attachment.swift),
+/// covered by the checksum and never part of the snapshot's state.
 final class SnapshotSlots {
     static let count = 2
     static let headerSize = 128
-    static let magic = "time-tracker-slot"
+    static let magic = "time-tracker-slot2"
+    /// Slots whose checksum covers the whole body, payload included (read, never written).
+    static let wholeBodyMagic = "time-tracker-slot"
 
     let directory: String
     private var descriptors: [Int32] = []
@@ -61,7 +66,9 @@ final class SnapshotSlots {
             body += Array("\(part.sha256) \(part.bytes.count)\n".utf8)
             body += part.bytes
         }
-        var header = Array("\(SnapshotSlots.magic) \(sequence) \(body.count) \(SHA256.hex(body)) \(snapshot.count)".utf8)
+        let checksum = SHA256.hex(SnapshotSlots.checksummed(body, payload: try SnapshotFormat.payloadRange(in: snapshot),
+                                                             sequence: sequence, snapshotLength: snapshot.count))
+        var header = Array("\(SnapshotSlots.magic) \(sequence) \(body.count) \(checksum) \(snapshot.count)".utf8)
         header += [UInt8](repeating: UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count) + [UInt8(ascii: "\n")]
         let bytes = header + body
         PathTrace.mark("slot: body and its checksum")
@@ -132,18 +139,33 @@ final class SnapshotSlots {
         var carried: [String: [UInt8]]
     }
 
-    /// The snapshot a slot holds, its sequence and the chunks it carries, when its checksum holds.
+    /// What a slot's checksum covers (`magic`): the header's other fields, then its body without
+    /// the snapshot's payload.
+    static func checksummed(_ body: [UInt8], payload: Range<Int>, sequence: Int, snapshotLength: Int) -> [UInt8] {
+        Array("\(magic) \(sequence) \(body.count) \(snapshotLength)\n".utf8) + body[..<payload.lowerBound] + body[payload.upperBound...]
+    }
+
+    /// The snapshot a slot holds, its sequence and the chunks it carries, when its checksums hold.
     static func body(of bytes: [UInt8]) throws -> Body {
         guard bytes.count >= headerSize else { throw SnapshotFormat.Failure.malformed("an empty slot") }
         let fields = String(decoding: bytes[0..<headerSize], as: UTF8.self).split(separator: " ", omittingEmptySubsequences: true)
             .map { $0.trimmingCharacters() }.filter { !$0.isEmpty }
-        guard fields.count >= 4, fields[0] == magic, let sequence = Int(fields[1]), let length = Int(fields[2]),
-              length >= 0, headerSize + length <= bytes.count else { throw SnapshotFormat.Failure.malformed("a slot without its header") }
+        guard fields.count >= 4, fields[0] == magic || fields[0] == wholeBodyMagic, let sequence = Int(fields[1]),
+              let length = Int(fields[2]), length >= 0, headerSize + length <= bytes.count
+        else { throw SnapshotFormat.Failure.malformed("a slot without its header") }
         let body = Array(bytes[headerSize..<(headerSize + length)])
-        guard SHA256.hex(body) == fields[3] else { throw SnapshotFormat.Failure.checksumMismatch }
         // (A slot written before chunks were carried has four fields: all of it is the snapshot.)
         let snapshotLength = fields.count >= 5 ? Int(fields[4]) ?? -1 : length
         guard snapshotLength >= 0 && snapshotLength <= length else { throw SnapshotFormat.Failure.malformed("a slot's snapshot length") }
+        if fields[0] == magic {
+            // The payload's own digest, named in the snapshot's header, then the rest's.
+            let snapshot = Array(body[0..<snapshotLength])
+            try SnapshotFormat.verified(snapshot)
+            let payload = try SnapshotFormat.payloadRange(in: snapshot)
+            guard SHA256.hex(checksummed(body, payload: payload, sequence: sequence, snapshotLength: snapshotLength)) == fields[3] else { throw SnapshotFormat.Failure.checksumMismatch }
+        } else {
+            guard SHA256.hex(body) == fields[3] else { throw SnapshotFormat.Failure.checksumMismatch }
+        }
         var carried: [String: [UInt8]] = [:]
         var at = snapshotLength
         while at < length {
