@@ -193,7 +193,7 @@ public final class Tracker {
             let session = WorkSession(id: 0, projectID: project.id, start: time, end: nil, unrecordedSeconds: 0,
                                       note: "", segments: [Segment(start: time, end: nil)])
             let id = try store.insertSession(session)
-            openSession = try store.session(id: id)
+            openSession = try store.openSession(id: id)
             try focusSessionResumed(at: time)  // tracking again: a focus phase paused with the last session goes on
             return id
         }
@@ -208,7 +208,7 @@ public final class Tracker {
             try store.closeRunningSegment(of: open.id, at: max(now, running.start))
             try endAwaySpan(at: max(now, running.start))
             try focusSessionPaused(at: max(now, running.start))
-            openSession = try store.session(id: open.id)
+            openSession = try store.openSession(id: open.id)
         }
     }
 
@@ -220,7 +220,7 @@ public final class Tracker {
             let lastEnd = open.segments.last?.end ?? open.start
             try store.openSegment(of: open.id, at: max(now, lastEnd))
             try focusSessionResumed(at: max(now, lastEnd))
-            openSession = try store.session(id: open.id)
+            openSession = try store.openSession(id: open.id)
         }
     }
 

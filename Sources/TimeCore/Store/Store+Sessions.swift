@@ -65,8 +65,25 @@ extension Store {
         try sessions(where: "id = ?", [.integer(id)]).first
     }
 
+    /// The open session, kept with the write counts it was read at and read again once sessions or
+    /// segments were written (the update hook sees every write of this connection; a rollback
+    /// counts as a rewrite; the keeper forgets it when another connection committed). A timer
+    /// change reads it back after its writes (`openSession(id:)`), and its snapshot's payload then
+    /// finds it here instead of reading it again.
     public func openSession() throws -> WorkSession? {
-        try sessions(where: "end IS NULL", []).first
+        let counts = database.writeCounts
+        let writes = counts.of(KeptOpenSession.tables)
+        if let kept = keptOpenSession, kept.writes == writes, kept.rewrites == counts.rewrites { return kept.session }
+        let open = try sessions(where: "end IS NULL", []).first
+        keptOpenSession = KeptOpenSession(session: open, writes: writes, rewrites: counts.rewrites)
+        return open
+    }
+
+    /// Session `id`, open, as the store holds it now: through `openSession()` when it is the
+    /// store's open session, so that the snapshot's payload finds it kept.
+    func openSession(id: SessionID) throws -> WorkSession? {
+        if let open = try openSession(), open.id == id { return open }
+        return try session(id: id)
     }
 
     /// Sessions overlapping [from, to): the open one included, `project` 0 meaning all.
@@ -242,4 +259,12 @@ extension Store {
     func longestCompletedSpan() throws -> Int64 {
         try database.queryFirst("SELECT max(end - start) FROM sessions WHERE end IS NOT NULL") { $0.int(0) } ?? 0
     }
+}
+
+/// What `Store.openSession()` read, and the writes it was read at.
+struct KeptOpenSession {
+    static let tables = ["sessions", "segments"]
+    var session: WorkSession?
+    var writes: UInt64
+    var rewrites: UInt64
 }

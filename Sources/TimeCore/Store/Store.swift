@@ -14,6 +14,8 @@ public final class Store {
     /// (SnapshotKeeper+TodaysIDs.swift: a count that moved since the last recorded change means a
     /// transaction it did not see).
     private(set) var sessionWritesAtBegin: UInt64 = 0
+    /// The open session as `openSession()` last read it (Store+Sessions.swift).
+    var keptOpenSession: KeptOpenSession?
 
     /// Opens an existing store (or creates one) and brings it to the current schema.
     /// Throws `StoreOpenError` when the file is not a usable store; it is then left as it was.
@@ -82,6 +84,8 @@ public final class Store {
     func commit() throws { try database.run("COMMIT") }
     func rollback() {
         try? database.execute("ROLLBACK")
+        // The update hook saw the rows written, not their return: whatever was derived from them is stale.
+        database.noteRewrite()
         changedDays.removeAll()
         changedSessionIDs.removeAll()
     }
