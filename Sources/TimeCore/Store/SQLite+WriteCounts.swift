@@ -17,6 +17,8 @@ public struct WriteCounts {
     /// row inserted or deleted: a key that was not there has no row id to compare with).
     fileprivate var metaRows: Set<Int64> = []
     public static let inserted = Int64.min
+    /// The highest row id inserted into each table since the last rewrite (Store's id high-water marks).
+    public fileprivate(set) var highestInserted: [String: Int64] = [:]
 
     /// Writes to these tables so far (a sum: it moves when any of them is written).
     public func of(_ tables: [String]) -> UInt64 { tables.reduce(0) { $0 &+ (byTable[$1] ?? 0) } }
@@ -32,6 +34,9 @@ final class WriteCounter {
             let counter = Unmanaged<WriteCounter>.fromOpaque(context).takeUnretainedValue()
             let name = String(cString: table)
             counter.counts.byTable[name, default: 0] &+= 1
+            if operation == SQLITE_INSERT, rowID > counter.counts.highestInserted[name] ?? .min {
+                counter.counts.highestInserted[name] = rowID
+            }
             if name == "meta" { counter.counts.metaRows.insert(operation == SQLITE_UPDATE ? rowID : WriteCounts.inserted) }
         }, Unmanaged.passUnretained(self).toOpaque())
     }
@@ -52,7 +57,10 @@ extension SQLiteDatabase {
 
     /// Tables were emptied by a DELETE without WHERE, which SQLite may run without telling the
     /// update hook: whatever was derived from the store is stale.
-    public func noteRewrite() { writeCounter.counts.rewrites &+= 1 }
+    public func noteRewrite() {
+        writeCounter.counts.rewrites &+= 1
+        writeCounter.counts.highestInserted = [:]
+    }
 
     /// `PRAGMA data_version`: moves when another connection commits to the same file.
     public func dataVersion() throws -> Int64 { try integerPragma("data_version") }

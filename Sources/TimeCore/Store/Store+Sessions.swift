@@ -180,9 +180,25 @@ extension Store {
     /// script holding an old id cannot edit someone else's session. (SQLite alone would reuse
     /// the id of the newest session once it was deleted.)
     private func nextSessionID() throws -> SessionID {
-        let used = try meta("last_session_id").flatMap { Int64($0) } ?? 0
-        let highest = try database.queryFirst("SELECT max(id) FROM sessions") { $0.optionalInt(0) } ?? nil
-        return max(used, highest ?? 0) + 1
+        try highWaterMark(of: "sessions", counter: "last_session_id") + 1
+    }
+
+    /// The highest id `table` ever gave out: its counter in `meta`, or a higher id in the table.
+    /// Read once, then kept: every insert through this connection is seen by the update hook
+    /// (`WriteCounts.highestInserted`, imports' and sync's own ids too), and anything the hook
+    /// does not see (a rollback, a truncation, a restore) counts as a rewrite, which reads it again.
+    private func highWaterMark(of table: String, counter: String) throws -> Int64 {
+        let counts = database.writeCounts
+        let mark: Int64
+        if let known = knownHighWater[table], known.rewrites == counts.rewrites {
+            mark = max(known.id, counts.highestInserted[table] ?? 0)
+        } else {
+            let used = try meta(counter).flatMap { Int64($0) } ?? 0
+            let highest = try database.queryFirst("SELECT max(id) FROM \(table)") { $0.optionalInt(0) } ?? nil
+            mark = max(used, highest ?? 0)
+        }
+        knownHighWater[table] = (mark, counts.rewrites)
+        return mark
     }
 
     func insertSession(_ session: WorkSession, keepingID: Bool = false) throws -> SessionID {
@@ -209,9 +225,7 @@ extension Store {
     /// other session, its segments with it) would find the record it means gone.
     private func insertSegments(_ segments: [Segment], of id: SessionID) throws {
         guard !segments.isEmpty else { return }
-        let used = try meta("last_segment_id").flatMap { Int64($0) } ?? 0
-        let highest = try database.queryFirst("SELECT max(id) FROM segments") { $0.optionalInt(0) } ?? nil
-        var segmentID = max(used, highest ?? 0)
+        var segmentID = try highWaterMark(of: "segments", counter: "last_segment_id")
         for segment in segments {
             segmentID += 1
             try database.run("INSERT INTO segments(id, session_id, start, end) VALUES(?, ?, ?, ?)",

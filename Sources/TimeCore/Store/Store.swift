@@ -16,6 +16,8 @@ public final class Store {
     private(set) var sessionWritesAtBegin: UInt64 = 0
     /// The open session as `openSession()` last read it (Store+Sessions.swift).
     var keptOpenSession: KeptOpenSession?
+    /// The highest id given out per table, with the rewrite count it was read at (Store+Sessions.swift).
+    var knownHighWater: [String: (id: Int64, rewrites: UInt64)] = [:]
 
     /// Opens an existing store (or creates one) and brings it to the current schema.
     /// Throws `StoreOpenError` when the file is not a usable store; it is then left as it was.
