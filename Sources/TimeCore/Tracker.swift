@@ -209,6 +209,8 @@ public final class Tracker {
             try endAwaySpan(at: max(now, running.start))
             try focusSessionPaused(at: max(now, running.start))
             openSession = try store.openSession(id: open.id)
+            // Said here, as the changeset would say it, without reading the session's project back.
+            describeStep("Paused \(name(open)) at \(clockText(max(now, running.start)))")
         }
     }
 
@@ -221,6 +223,7 @@ public final class Tracker {
             try store.openSegment(of: open.id, at: max(now, lastEnd))
             try focusSessionResumed(at: max(now, lastEnd))
             openSession = try store.openSession(id: open.id)
+            describeStep("Resumed \(name(open)) at \(clockText(max(now, lastEnd)))")
         }
     }
 

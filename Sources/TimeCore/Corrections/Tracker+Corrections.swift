@@ -4,8 +4,9 @@
 /// says both sides. Segments stay exact: a correction cuts or extends segments, never a total;
 /// an away span inside time a correction removed goes with it.
 extension Tracker {
-    private func name(_ session: WorkSession) -> String { project(id: session.projectID)?.name ?? "project #\(session.projectID)" }
-    private func clockText(_ time: Int64) -> String { LocalTime.clock(time) }
+    /// The session's project as a step's sentence names it (StepDescription's words).
+    func name(_ session: WorkSession) -> String { project(id: session.projectID)?.name ?? "project #\(session.projectID)" }
+    func clockText(_ time: Int64) -> String { LocalTime.clock(time) }
     private static let adjustHint = "give the option adjust (timectl's --adjust)"
 
     // MARK: Start and switch
