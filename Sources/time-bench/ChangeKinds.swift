@@ -169,7 +169,7 @@ func measureRollForward(data: String, now: Int64) throws -> (current: Double, by
     try loseTheLastCommits(round: 1)
     do {
         let stale = try Store(path: store, create: false)
-        try stale.database.execute("UPDATE meta SET value = 'not kept' WHERE key = 'snapshot_state'")
+        try stale.database.execute("UPDATE snapshot_mark SET state = 'not kept'")
     }
     let wholeState = try start(expecting: "rolled forward")
     return (current, byDays, wholeState)

@@ -115,7 +115,7 @@ final class SlotChecksumTests: XCTestCase {
             // What a power cut may leave: the store without its last two commits, the newest kept
             // state file (never flushed) gone.
             try home.tracker.store.database.execute("DELETE FROM sessions")
-            try home.tracker.store.database.execute("UPDATE meta SET value = '\(slot.sequence - 2)' WHERE key = 'snapshot_sequence'")
+            try home.tracker.store.database.execute("UPDATE snapshot_mark SET sequence = \(slot.sequence - 2)")
         }
         for name in Files.list(folder.snapshots) where name.hasPrefix(String(format: "state-%010d-", slot.sequence)) {
             Files.remove(folder.snapshots + "/" + name)

@@ -38,8 +38,8 @@ final class SyncKeptStateFileTests: SyncTestCase {
         do {
             let store = try Store(path: path, create: true)
             // Back to v11: the merged state's tables of v9, without v13's focus column and trigger
-            // and v14's notes of the shared settings.
-            try store.database.execute(SyncReplicaStore.storeSchemaV9 + withoutV14SettingsNotes + """
+            // and v14's notes of the shared settings, nor v15's snapshot mark table.
+            try store.database.execute(SyncReplicaStore.storeSchemaV9 + withoutV15SnapshotMark + withoutV14SettingsNotes + """
                 DROP TRIGGER sync_notes_sessions_focus; ALTER TABLE sessions DROP COLUMN focus; PRAGMA user_version = 11;
                 """)
             let state = String(repeating: "x", count: 300)

@@ -125,7 +125,7 @@ final class SyncMergedStateTests: SyncTestCase {
         let before = try sessions(laptop!.tracker)
         XCTAssertEqual(before.count, 5)
         (a, laptop) = (nil, nil)
-        // Back to what v8 wrote: no tables of the merged state (nor v11's rates and targets, nor v13's focus),
+        // Back to what v8 wrote: no tables of the merged state (nor v11's rates and targets, nor v13's focus, nor v15's mark table),
         // positions of the other device only.
         do {
             let database = try SQLiteDatabase(path: directory + "/laptop/time.sqlite", mode: .readWrite)
@@ -135,7 +135,7 @@ final class SyncMergedStateTests: SyncTestCase {
             XCTAssertEqual(devices.count, 2)
             let v8 = JSON.sortedObject(["root": saved["root"]!, "devices": .object(devices.filter { $0.0 != laptopID })]).serialized
             try database.execute(v8Notes)  // first: v14's notes name the columns dropped next
-            try database.execute("""
+            try database.execute(withoutV15SnapshotMark + """
                 DELETE FROM meta WHERE key = 'sync_replica';
                 ALTER TABLE projects DROP COLUMN rate_cents; ALTER TABLE projects DROP COLUMN weekly_target;
                 DROP TRIGGER sync_notes_sessions_focus; ALTER TABLE sessions DROP COLUMN focus;
@@ -294,6 +294,14 @@ final class SyncMergedStateTests: SyncTestCase {
 }
 
 /// SQL that puts a current store's notes back as v8 kept them (one per record, v8's triggers).
+/// Puts the snapshot mark back into `meta` as v14 and before kept it (a store faked back to an older version).
+let withoutV15SnapshotMark = """
+    INSERT INTO meta(key, value) SELECT 'snapshot_state', state FROM snapshot_mark WHERE state IS NOT NULL;
+    INSERT INTO meta(key, value) SELECT 'snapshot_sequence', CAST(sequence AS TEXT) FROM snapshot_mark WHERE sequence IS NOT NULL;
+    DROP TABLE snapshot_mark;
+
+    """
+
 /// Takes away the notes of the shared settings that v14 added (a store faked back to an older version).
 let withoutV14SettingsNotes = ["insert", "update", "delete"].map { "DROP TRIGGER sync_notes_settings_\($0);\n" }.joined()
 

@@ -24,7 +24,7 @@ final class UndoHistory {
     static let table = "undo_steps"
     /// Tables whose rows are never part of a step: the history itself (add here any table that
     /// must not move back with an undo, such as an append-only log).
-    static let untrackedTables: Set<String> = Set([table]).union(SyncStore.tables)
+    static let untrackedTables: Set<String> = Set([table, SnapshotMark.table]).union(SyncStore.tables)
     static let kept = 100
     /// Values in `meta` that only ever grow (the id high-water mark, the longest span bound):
     /// undo never takes them back, or a deleted session's (or segment's) id would be given out again.

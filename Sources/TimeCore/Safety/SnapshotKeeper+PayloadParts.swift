@@ -21,12 +21,11 @@ struct PayloadParts {
 
     static let recordTables = ["categories", "projects"]
     static let awayTables = ["away_spans"]
-    /// The `meta` rows no part reads, which most changes write: the snapshot's own two rows, the
-    /// id counters of sessions and segments, the longest span. Any other `meta` row written (every
-    /// setting, a key a later version adds too) makes the away, settings and focus parts be read
-    /// again; a key missing here costs one read, never a stale part.
-    static let keysNoPartReads = ["snapshot_state", SnapshotKeeper.sequenceKey, "last_session_id", "last_segment_id",
-                                  "longest_span"]
+    /// The `meta` rows no part reads, which many changes write: the id counters of sessions and
+    /// segments, the longest span. Any other `meta` row written (every setting, a key a later
+    /// version adds too) makes the away, settings and focus parts be read again; a key missing
+    /// here costs one read, never a stale part. (The snapshot's own mark is not in `meta`.)
+    static let keysNoPartReads = ["last_session_id", "last_segment_id", "longest_span"]
 
     /// The parts as the store holds them now: `kept`'s where nothing they come from was written.
     /// `version`: `PRAGMA data_version`, read once per change by the keeper.

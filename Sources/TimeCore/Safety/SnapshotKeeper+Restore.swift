@@ -24,8 +24,7 @@ extension SnapshotKeeper {
             try store.setPlanSettings(state.plans)
             try store.setFocusData(state.focus)
             if !state.dataID.isEmpty { try store.setMeta("data_id", state.dataID) }
-            if let stateHash { try store.setMeta("snapshot_state", stateHash) }
-            if let sequence { try store.setMeta(sequenceKey, String(sequence)) }
+            if stateHash != nil || sequence != nil { try store.setSnapshotMark(SnapshotMark(state: stateHash, sequence: sequence)) }
             try SyncStore.forgetNotes(in: store)
             try store.commit()
         } catch {

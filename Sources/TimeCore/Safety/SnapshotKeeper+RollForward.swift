@@ -1,11 +1,9 @@
 /// The start-up half of "one flush per change": SQLite commits without flushing
 /// (`synchronous=NORMAL`), so a power cut can take the last commits with it, but never their
 /// snapshots, which were flushed before the commit. Each commit names the kept snapshot it goes
-/// with (`snapshot_sequence`); a store that names an older one than the newest kept is rolled
+/// with (its `SnapshotMark`); a store that names an older one than the newest kept is rolled
 /// forward from the newest that verifies.
 extension SnapshotKeeper {
-    static let sequenceKey = "snapshot_sequence"
-
     /// Every snapshot a start can restore from, oldest first: the kept files and the slots that
     /// verify (a slot holds the newest state even when a power cut took its kept file).
     public var recoverable: [Entry] {
@@ -21,12 +19,13 @@ extension SnapshotKeeper {
     /// the store (the caller then restores into a fresh store, as for a damaged one).
     public func rollForward(_ store: Store) throws -> String? {
         let committed: Int
-        if let text = try store.meta(SnapshotKeeper.sequenceKey), let sequence = Int(text) {
+        let mark = try store.snapshotMark()
+        if let sequence = mark.sequence {
             committed = sequence
         } else {
             // No commit named a snapshot: a store from before sequences, current when it names the
             // newest kept state, or a new store whose first commits the power cut took.
-            guard let newest = recoverable.last, try store.meta("snapshot_state") != newest.stateHash else { return nil }
+            guard let newest = recoverable.last, mark.state != newest.stateHash else { return nil }
             committed = 0
         }
         for entry in recoverable.reversed() where entry.sequence > committed {

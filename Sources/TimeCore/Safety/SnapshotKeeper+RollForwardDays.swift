@@ -1,5 +1,5 @@
 /// Rolling forward by days: a store that lost its last commits is at the state its last commit
-/// recorded (`snapshot_state`), which a kept snapshot holds. The chunk trees of that snapshot and
+/// recorded (its `SnapshotMark`), which a kept snapshot holds. The chunk trees of that snapshot and
 /// the newest one differ only on the days the lost changes touched, so only those days' sessions
 /// (with today's and the open session, which the payload holds itself) are replaced, and the small
 /// parts (categories, projects, settings, away) are made equal. The result is compared with the
@@ -38,7 +38,7 @@ extension SnapshotKeeper {
 
     /// Rolls `store` forward from the kept snapshot it was last recorded with to `entry`, by days.
     func rollForwardByDays(_ store: Store, to entry: Entry) throws {
-        guard let recorded = try store.meta("snapshot_state"),
+        guard let recorded = try store.snapshotMark().state,
               let base = recoverable.last(where: { $0.stateHash == recorded && $0.sequence < entry.sequence })
         else { throw DayRollForwardFailure("no kept snapshot of the store's state") }
         let old = try parts(of: base), new = try parts(of: entry)
@@ -109,8 +109,7 @@ extension SnapshotKeeper {
             try store.setPlanSettings(target.plans)
             try store.setFocusData(target.focus)
             if !target.dataID.isEmpty { try store.setMeta("data_id", target.dataID) }
-            try store.setMeta("snapshot_state", entry.stateHash)
-            try store.setMeta(SnapshotKeeper.sequenceKey, String(entry.sequence))
+            try store.setSnapshotMark(SnapshotMark(state: entry.stateHash, sequence: entry.sequence))
             try SyncStore.forgetNotes(in: store)
             try store.commit()
         } catch {

@@ -162,7 +162,7 @@ public final class SnapshotKeeper: ChangeRecorder {
     public func attach(to store: Store) {
         needsFullRecord = true
         payloadParts = nil
-        guard let recorded = try? store.meta("snapshot_state"),
+        guard let recorded = try? store.snapshotMark().state,
               let entry = entries.last(where: { $0.stateHash == recorded }),
               let header = try? SnapshotFormat.read(try Files.read(entry.path)), header.version == SnapshotFormat.currentVersion,
               let references = header.payload["chunks"]?.arrayValue, references.count <= 1
@@ -337,9 +337,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         PathTrace.mark("slot: read back and compared")
         // The state this commit goes with, and which kept snapshot (a start-up that finds a newer
         // one rolls forward): one statement for both.
-        try store.database.run("INSERT INTO meta(key, value) VALUES(?, ?), (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                               .text("snapshot_state"), .text(stateHash),
-                               .text(SnapshotKeeper.sequenceKey), .text(String(entries.last?.sequence ?? 0)))
+        try store.setSnapshotMark(SnapshotMark(state: stateHash, sequence: entries.last?.sequence ?? 0))
         pending = state
         PathTrace.mark("snapshot: meta rows")
     }

@@ -20,8 +20,11 @@
 ///      focus settings and the cycle are settings in `meta`.
 /// v14: sync's notes also name a project's rate and weekly target and the shared settings
 ///      (currency, weekly target) written in `meta` (SyncPlans.swift), so that they travel.
+/// v15: the snapshot a commit goes with (its state and sequence) moves from `meta` into a table of
+///      its own, `snapshot_mark` (Store+SnapshotMark.swift): written by every change, it no
+///      longer fires the settings' sync triggers.
 enum Schema {
-    static let currentVersion: Int64 = 14
+    static let currentVersion: Int64 = 15
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -83,6 +86,7 @@ enum Schema {
         Migration(version: 12, name: "sync merged state apart", sql: SyncReplicaStore.storeSchemaV12),
         Migration(version: 13, name: "focus", sql: FocusSpan.schema),
         Migration(version: 14, name: "sync notes of rates, targets and shared settings", sql: SyncPlans.notesSchema),
+        Migration(version: 15, name: "the snapshot mark out of meta", sql: SnapshotMark.schema),
     ]
 
     enum Status: Equatable {
