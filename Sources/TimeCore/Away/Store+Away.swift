@@ -18,8 +18,10 @@ extension Store {
     /// Every unanswered span, by id.
     public func awaySpans() throws -> [AwaySpan] { try awaySpans(where: "1", []) }
 
-    /// The span still lasting, if any.
-    func currentAwaySpan() throws -> AwaySpan? { try awaySpans(where: "end IS NULL", []).last }
+    /// The span still lasting, if any; kept until away spans are written (Store+KeptReads.swift).
+    func currentAwaySpan() throws -> AwaySpan? {
+        try keptRead(&keptAwaySpan, of: ["away_spans"]) { try awaySpans(where: "end IS NULL", []).last }
+    }
 
     func lastAwayID() throws -> Int64 {
         let kept = try meta("last_away_id").flatMap { Int64($0) } ?? 0

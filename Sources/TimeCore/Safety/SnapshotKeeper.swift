@@ -226,8 +226,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         let today = CivilDate.utcDayKey(clock.now())
         // Another connection's commit makes what is kept from the store stale (read once here).
         let dataVersion = try store.database.dataVersion()
-        // Another connection committed since the last change: the store's kept open session may be stale.
-        if payloadParts?.dataVersion != dataVersion { store.keptOpenSession = nil }
+        // Another connection committed since the last change: what the store kept may be stale.
+        if payloadParts?.dataVersion != dataVersion { store.forgetKeptReads() }
         var days = Set<String>()
         for day in changedDays where day != today { days.insert(day) }
         // Another day (or the first change since start): the day kept inline goes into its chunk.

@@ -65,18 +65,9 @@ extension Store {
         try sessions(where: "id = ?", [.integer(id)]).first
     }
 
-    /// The open session, kept with the write counts it was read at and read again once sessions or
-    /// segments were written (the update hook sees every write of this connection; a rollback
-    /// counts as a rewrite; the keeper forgets it when another connection committed). A timer
-    /// change reads it back after its writes (`openSession(id:)`), and its snapshot's payload then
-    /// finds it here instead of reading it again.
+    /// The open session, kept until sessions or segments are written (Store+KeptReads.swift).
     public func openSession() throws -> WorkSession? {
-        let counts = database.writeCounts
-        let writes = counts.of(KeptOpenSession.tables)
-        if let kept = keptOpenSession, kept.writes == writes, kept.rewrites == counts.rewrites { return kept.session }
-        let open = try sessions(where: "end IS NULL", []).first
-        keptOpenSession = KeptOpenSession(session: open, writes: writes, rewrites: counts.rewrites)
-        return open
+        try keptRead(&keptOpenSession, of: ["sessions", "segments"]) { try sessions(where: "end IS NULL", []).first }
     }
 
     /// Session `id`, open, as the store holds it now: through `openSession()` when it is the
@@ -273,12 +264,4 @@ extension Store {
     func longestCompletedSpan() throws -> Int64 {
         try database.queryFirst("SELECT max(end - start) FROM sessions WHERE end IS NOT NULL") { $0.int(0) } ?? 0
     }
-}
-
-/// What `Store.openSession()` read, and the writes it was read at.
-struct KeptOpenSession {
-    static let tables = ["sessions", "segments"]
-    var session: WorkSession?
-    var writes: UInt64
-    var rewrites: UInt64
 }

@@ -14,8 +14,9 @@ public final class Store {
     /// (SnapshotKeeper+TodaysIDs.swift: a count that moved since the last recorded change means a
     /// transaction it did not see).
     private(set) var sessionWritesAtBegin: UInt64 = 0
-    /// The open session as `openSession()` last read it (Store+Sessions.swift).
-    var keptOpenSession: KeptOpenSession?
+    /// Reads kept between changes (Store+KeptReads.swift).
+    var keptOpenSession: KeptRead<WorkSession?>?
+    var keptAwaySpan: KeptRead<AwaySpan?>?
     /// The highest id given out per table, with the rewrite count it was read at (Store+Sessions.swift).
     var knownHighWater: [String: (id: Int64, rewrites: UInt64)] = [:]
 

@@ -1,15 +1,18 @@
 import XCTest
 @testable import TimeCore
 
-/// The store keeps the open session it read until sessions or segments are written, so that a
-/// timer change and its snapshot read it once (Store+Sessions.swift). What is kept must always be
-/// what the store holds: after every kind of change, a refused one, and another connection's commit.
-final class KeptOpenSessionTests: KeeperTestCase {
-    /// The oracle: every session read whole, without what the store keeps, and the open one taken.
+/// The store keeps the open session and the lasting away span it read until a table they come
+/// from is written, so that a timer change and its snapshot read them once (Store+KeptReads.swift).
+/// What is kept must always be what the store holds: after every kind of change, a refused one,
+/// and another connection's commit.
+final class KeptReadsTests: KeeperTestCase {
+    /// The oracles: every session and every away span read whole, without what the store keeps.
     private func openReadWhole() throws -> WorkSession? { try tracker.store.allSessions().first { $0.end == nil } }
+    private func lastingAwayReadWhole() throws -> AwaySpan? { try tracker.store.awaySpans().last { $0.end == nil } }
 
     private func check(_ what: String) throws {
         XCTAssertEqual(try tracker.store.openSession(), try openReadWhole(), what)
+        XCTAssertEqual(try tracker.store.currentAwaySpan(), try lastingAwayReadWhole(), what)
         let newest = try XCTUnwrap(keeper.entries.last)
         XCTAssertEqual(try keeper.state(of: newest).differences(from: DataState(store: tracker.store)), [], what)
     }
@@ -77,5 +80,34 @@ final class KeptOpenSessionTests: KeeperTestCase {
         try tracker.addCategory("Work")
         try check("a category added after another connection's commit")
         XCTAssertEqual(try tracker.store.openSession()?.note, "written elsewhere")
+    }
+
+    func testTheLastingAwaySpanIsKeptAsTheStoreHoldsIt() throws {
+        try tracker.createProject(name: "Writing", color: "", category: "")
+        try tracker.startProject("Writing")
+        for round in 0..<3 {
+            clock.time += 600
+            try tracker.markAway(reason: .manual, at: clock.time - 300)
+            try check("away, round \(round)")
+            XCTAssertNotNil(try tracker.store.currentAwaySpan())
+            clock.time += 60
+            try tracker.pause()
+            try check("paused while away, round \(round)")
+            XCTAssertNil(try tracker.store.currentAwaySpan(), "the pause ended the span")
+            clock.time += 60
+            try tracker.resume()
+            try check("resumed, round \(round)")
+        }
+        clock.time += 600
+        try tracker.markAway(reason: .manual, at: clock.time - 300)
+        _ = try tracker.undo()
+        try check("the away mark undone")
+        XCTAssertNil(try tracker.store.currentAwaySpan())
+        // Another connection's span: the next change's snapshot and the store see it.
+        let other = try SQLiteDatabase(path: folder.path + "/time.sqlite", mode: .readWrite)
+        try other.run("INSERT INTO away_spans(id, session_id, start, end, reason) VALUES(900, 1, ?, NULL, 'manual')", .integer(clock.time - 120))
+        try tracker.addCategory("Work")
+        try check("a category added after another connection's span")
+        XCTAssertEqual(try tracker.store.currentAwaySpan()?.id, 900)
     }
 }
