@@ -66,10 +66,21 @@ final class SlotChecksumTests: XCTestCase {
         let marker = try XCTUnwrap(text.range(of: ",\"payload\":"))
         let closing = try XCTUnwrap(text.lastIndex(of: "}"))
         let prefix = Array(text[..<marker.upperBound].utf8), suffix = Array(text[closing...].utf8)
-        let rest = Array(body[Int(fields[4])!...])
-        XCTAssertFalse(rest.isEmpty, "the change years back carries its chunks")
+        // The parts: each line names the SHA-256 of the bytes after it; the lines are covered, the bytes not.
+        var lines: [UInt8] = [], at = Int(fields[4])!, parts = 0
+        while at < body.count {
+            let newline = try XCTUnwrap(body[at...].firstIndex(of: UInt8(ascii: "\n")))
+            let line = String(decoding: body[at..<newline], as: UTF8.self).split(separator: " ").map(String.init)
+            XCTAssertEqual(line.count, 3)
+            let bytes = Array(body[(newline + 1)..<(newline + 1 + Int(line[1])!)])
+            XCTAssertEqual(line[2], SHA256.hex(bytes))
+            lines += body[at...newline]
+            at = newline + 1 + bytes.count
+            parts += 1
+        }
+        XCTAssertEqual(parts, 4, "the change years back carries its day, month, year and root")
         let headerRest = Array("\(fields[0]) \(fields[1]) \(fields[2]) \(fields[4])\n".utf8)
-        XCTAssertEqual(fields[3], SHA256.hex(headerRest + prefix + suffix + rest))
+        XCTAssertEqual(fields[3], SHA256.hex(headerRest + prefix + suffix + lines))
         XCTAssertNotEqual(fields[3], SHA256.hex(body), "the payload is not hashed a second time")
         // The payload's digest is the one the snapshot's header names.
         let payload = String(text[marker.upperBound..<closing])
@@ -91,7 +102,8 @@ final class SlotChecksumTests: XCTestCase {
             "the payload": payloadAt + 40,
             "the snapshot's createdAt": createdAt,
             "the file's closing brace": snapshotEnd - 2,
-            "a carried chunk": snapshotEnd + 100,
+            "a carried chunk": snapshotEnd + 150,
+            "a carried chunk's digest": try XCTUnwrap(slot.bytes[snapshotEnd...].firstIndex(of: UInt8(ascii: "\n"))) - 10,
             "the header's sequence": fields[0].count + 1,
             "the header's snapshot length": fields[0].count + fields[1].count + fields[2].count + fields[3].count + 4,
         ]

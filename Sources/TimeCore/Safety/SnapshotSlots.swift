@@ -7,13 +7,16 @@ import Glibc
 /// rename, no folder flush. A slot is a header line padded to `headerSize` bytes,
 /// `time-tracker-slot2 <sequence> <length> <checksum> <snapshot length>`, then the body: a
 /// snapshot file exactly as `state-…json` holds it, then the chunks it names that are not yet
-/// known durable (written without a flush), each as `<sha256> <length>\n<bytes>`. A chunk file
-/// that a power cut took or tore is read from the slot instead (and written again at the next start).
-/// The checksum is the SHA-256 of the header's other fields and of the body with the snapshot's
-/// payload left out: the snapshot's header names the payload's own SHA-256 (its state), so that
-/// one digest covers the payload and a change hashes its 10–20 KiB once, not twice. A reader
-/// checks both.
-/// Slots written before (magic `time-tracker-slot`) hash the whole body, and still read.
+/// known durable (written without a flush), each as `<name> <length> <sha256 of the bytes>\n<bytes>`.
+/// A chunk file that a power cut took or tore is read from the slot instead (and written again at
+/// the next start).
+/// The checksum is the SHA-256 of the header's other fields, the snapshot without its payload, and
+/// each part's line. The bytes it leaves out have a digest of their own that it covers: the
+/// payload's in the snapshot's header (the state's name), each part's in its line. So a change
+/// hashes its 10–20 KiB of payload once, not twice, and a chunk carried by change after change
+/// only when it is first carried. A reader checks every digest.
+/// Slots written before (magic `time-tracker-slot`, parts as `<name> <length>`) hash the whole
+/// body, and still read.
 /// A slot torn by a power cut fails a checksum and the other slot (the change before) counts.
 /// A slot may carry an attachment in its body (sync's outbox, SnapshotSlots+Attachment.swift),
 /// covered by the checksum and never part of the snapshot's state.
@@ -60,14 +63,23 @@ final class SnapshotSlots {
         if let code = Files.injectedWriteFailure { throw FileError("write", directory, code: code) }
         let index = sequence % SnapshotSlots.count
         let path = SnapshotSlots.path(directory, index)
-        var body = snapshot
         let parts = attachment.isEmpty ? carried : carried + [(sha256: SnapshotSlots.attachmentName, bytes: attachment)]
+        let payload = try SnapshotFormat.payloadRange(in: snapshot)
+        var body = snapshot
+        var covered = Array(snapshot[..<payload.lowerBound]) + snapshot[payload.upperBound...]
+        var digests: [String: (bytes: [UInt8], sha256: String)] = [:]
         for part in parts {
-            body += Array("\(part.sha256) \(part.bytes.count)\n".utf8)
+            // A part carried by the change before is not hashed again (the same bytes: one compare).
+            let kept = partDigests[part.sha256]
+            let digest = kept.flatMap { $0.bytes == part.bytes ? $0.sha256 : nil } ?? SHA256.hex(part.bytes)
+            digests[part.sha256] = (part.bytes, digest)
+            let line = Array("\(part.sha256) \(part.bytes.count) \(digest)\n".utf8)
+            body += line
             body += part.bytes
+            covered += line
         }
-        let checksum = SHA256.hex(SnapshotSlots.checksummed(body, payload: try SnapshotFormat.payloadRange(in: snapshot),
-                                                             sequence: sequence, snapshotLength: snapshot.count))
+        partDigests = digests
+        let checksum = SHA256.hex(SnapshotSlots.checksummedHeader(sequence: sequence, length: body.count, snapshotLength: snapshot.count) + covered)
         var header = Array("\(SnapshotSlots.magic) \(sequence) \(body.count) \(checksum) \(snapshot.count)".utf8)
         header += [UInt8](repeating: UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count) + [UInt8(ascii: "\n")]
         let bytes = header + body
@@ -139,10 +151,13 @@ final class SnapshotSlots {
         var carried: [String: [UInt8]]
     }
 
-    /// What a slot's checksum covers (`magic`): the header's other fields, then its body without
-    /// the snapshot's payload.
-    static func checksummed(_ body: [UInt8], payload: Range<Int>, sequence: Int, snapshotLength: Int) -> [UInt8] {
-        Array("\(magic) \(sequence) \(body.count) \(snapshotLength)\n".utf8) + body[..<payload.lowerBound] + body[payload.upperBound...]
+    /// The SHA-256 of each part the last slot carried, with its bytes.
+    private var partDigests: [String: (bytes: [UInt8], sha256: String)] = [:]
+
+    /// The start of what a slot's checksum covers (`magic`): the header's other fields. Then come
+    /// the snapshot without its payload and each part's line (name, length, SHA-256 of its bytes).
+    static func checksummedHeader(sequence: Int, length: Int, snapshotLength: Int) -> [UInt8] {
+        Array("\(magic) \(sequence) \(length) \(snapshotLength)\n".utf8)
     }
 
     /// The snapshot a slot holds, its sequence and the chunks it carries, when its checksums hold.
@@ -157,12 +172,15 @@ final class SnapshotSlots {
         // (A slot written before chunks were carried has four fields: all of it is the snapshot.)
         let snapshotLength = fields.count >= 5 ? Int(fields[4]) ?? -1 : length
         guard snapshotLength >= 0 && snapshotLength <= length else { throw SnapshotFormat.Failure.malformed("a slot's snapshot length") }
-        if fields[0] == magic {
-            // The payload's own digest, named in the snapshot's header, then the rest's.
+        let digested = fields[0] == magic
+        var covered: [UInt8] = []
+        if digested {
+            // The payload's own digest, named in the snapshot's header; the parts' below.
             let snapshot = Array(body[0..<snapshotLength])
             try SnapshotFormat.verified(snapshot)
             let payload = try SnapshotFormat.payloadRange(in: snapshot)
-            guard SHA256.hex(checksummed(body, payload: payload, sequence: sequence, snapshotLength: snapshotLength)) == fields[3] else { throw SnapshotFormat.Failure.checksumMismatch }
+            covered = checksummedHeader(sequence: sequence, length: length, snapshotLength: snapshotLength)
+                + snapshot[..<payload.lowerBound] + snapshot[payload.upperBound...]
         } else {
             guard SHA256.hex(body) == fields[3] else { throw SnapshotFormat.Failure.checksumMismatch }
         }
@@ -171,11 +189,17 @@ final class SnapshotSlots {
         while at < length {
             guard let newline = body[at...].firstIndex(of: UInt8(ascii: "\n")) else { throw SnapshotFormat.Failure.malformed("a slot's carried chunk") }
             let line = String(decoding: body[at..<newline], as: UTF8.self).split(separator: " ")
-            guard line.count == 2, let count = Int(line[1]), count >= 0, newline + 1 + count <= length
+            guard line.count == (digested ? 3 : 2), let count = Int(line[1]), count >= 0, newline + 1 + count <= length
             else { throw SnapshotFormat.Failure.malformed("a slot's carried chunk") }
-            carried[String(line[0])] = Array(body[(newline + 1)..<(newline + 1 + count)])
+            let part = Array(body[(newline + 1)..<(newline + 1 + count)])
+            if digested {
+                guard SHA256.hex(part) == line[2] else { throw SnapshotFormat.Failure.checksumMismatch }
+                covered += body[at...newline]
+            }
+            carried[String(line[0])] = part
             at = newline + 1 + count
         }
+        if digested, SHA256.hex(covered) != fields[3] { throw SnapshotFormat.Failure.checksumMismatch }
         return Body(sequence: sequence, bytes: Array(body[0..<snapshotLength]), carried: carried)
     }
 
