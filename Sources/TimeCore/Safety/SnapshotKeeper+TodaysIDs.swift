@@ -41,8 +41,10 @@ extension SnapshotKeeper {
             }
             kept.sessionWrites = sessionWrites
             todaysIDs = kept
+            todaysIDsWereKept = true
             return kept.ids
         }
+        todaysIDsWereKept = false
         let ids = try store.completedSessionIDs(inPeriod: today)
         todaysIDs = TodaysIDs(day: today, ids: ids, sessionWrites: sessionWrites, rewrites: counts.rewrites, dataVersion: version)
         return ids

@@ -58,8 +58,12 @@ public final class SnapshotKeeper: ChangeRecorder {
     private var chunkedOfInlineDay: [Int64]?
     private var firstInlineID = Int64.max
     private var inlineCache: String?
-    /// Today's finished sessions' ids, kept between changes (SnapshotKeeper+TodaysIDs.swift).
+    /// The inline sessions serialized one by one, by id (SnapshotKeeper+Inline.swift).
+    var inlineParts: [Int64: String] = [:]
+    /// Today's finished sessions' ids, kept between changes (SnapshotKeeper+TodaysIDs.swift), and
+    /// whether the last change found them kept (the marks covered every write since).
     var todaysIDs: TodaysIDs?
+    var todaysIDsWereKept = false
     /// The payload's parts as the last change read them, with the write counts they were read at.
     var payloadParts: PayloadParts?
     struct Pending {
@@ -190,6 +194,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         inlineDay = day
         chunkedOfInlineDay = nil
         inlineCache = nil
+        inlineParts = [:]
         todaysIDs = nil
         needsFullRecord = false
         prepareFiles()
@@ -227,7 +232,10 @@ public final class SnapshotKeeper: ChangeRecorder {
         // Another connection's commit makes what is kept from the store stale (read once here).
         let dataVersion = try store.database.dataVersion()
         // Another connection committed since the last change: what the store kept may be stale.
-        if payloadParts?.dataVersion != dataVersion { store.forgetKeptReads() }
+        if payloadParts?.dataVersion != dataVersion {
+            store.forgetKeptReads()
+            inlineParts = [:]
+        }
         var days = Set<String>()
         for day in changedDays where day != today { days.insert(day) }
         // Another day (or the first change since start): the day kept inline goes into its chunk.
@@ -242,7 +250,7 @@ public final class SnapshotKeeper: ChangeRecorder {
                 days.insert(today)
             }
             firstInlineID = blocks < ids.count ? ids[blocks] : Int64.max
-            inlineCache = SnapshotFormat.sessionList(try store.completedSessions(ofDay: today, fromID: firstInlineID))
+            inlineCache = try inlineList(store, ids: Array(ids[blocks...]), today: today, firstID: firstInlineID)
             inlineDay = today
             chunkedOfInlineDay = chunked
         }
@@ -381,6 +389,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         inlineDay = undone.previousInlineDay
         chunkedOfInlineDay = nil
         inlineCache = nil
+        inlineParts = [:]
         todaysIDs = nil
         entries = undone.previousEntries
         needsFullRecord = undone.previousNeedsFullRecord

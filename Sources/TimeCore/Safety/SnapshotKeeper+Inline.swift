@@ -1,0 +1,42 @@
+/// Today's finished sessions that the payload holds itself (`inlineBlock`), serialized one by
+/// one and kept between changes: a change that finishes a session (Stop, a switch) reads and
+/// serializes that one session, not the day's thirty. They are kept on the same terms as today's
+/// ids (SnapshotKeeper+TodaysIDs.swift): a session the change wrote is read again (every write of
+/// a session marks it in `Store.changedSessionIDs`, an undo's too), and all of them whenever
+/// the ids were read whole (another day, a refused change, a write the marks do not cover,
+/// another connection's commit).
+extension SnapshotKeeper {
+    /// Beyond this many sessions to read, one query of the day's range reads them all.
+    static let inlineReadsOneByOne = 4
+
+    /// The payload's list of today's sessions from `firstID` on (`ids`: today's, ascending): the
+    /// same bytes as serializing every one of them read from the store.
+    func inlineList(_ store: Store, ids: [Int64], today: String, firstID: Int64) throws -> String {
+        let changed = store.changedSessionIDs
+        let missing = todaysIDsWereKept ? ids.filter { inlineParts[$0] == nil || changed.contains($0) } : ids
+        if missing.count <= SnapshotKeeper.inlineReadsOneByOne {
+            var parts = inlineParts.filter { ids.contains($0.key) && !changed.contains($0.key) }
+            var complete = true
+            for id in missing {
+                // What the day's query finds: finished, and begun today (UTC).
+                guard let session = try store.session(id: id), session.end != nil, CivilDate.utcDayKey(session.start) == today
+                else { complete = false; break }
+                parts[id] = SnapshotKeeper.serialized(session)
+            }
+            if complete {
+                inlineParts = parts
+                let list = ids.compactMap { parts[$0] }
+                return list.isEmpty ? "" : "[" + list.joined(separator: ",") + "]"
+            }
+        }
+        let sessions = try store.completedSessions(ofDay: today, fromID: firstID)
+        inlineParts = Dictionary(sessions.map { ($0.id, SnapshotKeeper.serialized($0)) }, uniquingKeysWith: { first, _ in first })
+        return SnapshotFormat.sessionList(sessions)
+    }
+
+    private static func serialized(_ session: WorkSession) -> String {
+        var json = ""
+        SnapshotFormat.writeSession(session, to: &json)
+        return json
+    }
+}
