@@ -5,28 +5,7 @@ import XCTest
 /// Payload v9's chunk tree (a chunk per day at every age, index chunks above) and the chunks
 /// carried by the slots until a batch flush: what a change years back writes, what a power cut
 /// that took unflushed chunk files leaves readable, and the v8 layout read and migrated forward.
-final class ChunkTreeTests: XCTestCase {
-    private var folders: [Folder] = []
-    private var clock: SafetyClock!
-
-    override func setUp() {
-        clock = SafetyClock()
-        clock.time = utc(2026, 11, 28, 9)
-        Files.injectedWriteFailure = nil
-    }
-
-    override func tearDown() {
-        for folder in folders { folder.remove() }
-    }
-
-    private func makeFolder() -> Folder {
-        let folder = Folder()
-        folders.append(folder)
-        return folder
-    }
-
-    private func open(_ folder: Folder) throws -> DataHome { try DataHome(directory: folder.path, clock: clock) }
-
+final class ChunkTreeTests: FoldersTestCase {
     private func newestSlot(_ folder: Folder) throws -> SnapshotSlots.Body {
         let slots = try (0..<2).compactMap { try? SnapshotSlots.body(of: Files.read(folder.snapshots + "/slot-\($0).snapshot")) }
         return try XCTUnwrap(slots.max { $0.sequence < $1.sequence })

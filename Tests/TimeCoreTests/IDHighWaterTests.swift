@@ -12,12 +12,18 @@ final class IDHighWaterTests: KeeperTestCase {
         return max(inTable, counted)
     }
 
-    func testRowsInsertedByAnotherPathPushTheIDsUp() throws {
+    /// A project, and one session of it started and stopped: its id.
+    private func sessionStartedAndStopped() throws -> SessionID {
         try tracker.createProject(name: "Writing", color: "", category: "")
         clock.time += 60
-        let first = try tracker.startProject("Writing")
+        let id = try tracker.startProject("Writing")
         clock.time += 60
         try tracker.stop()
+        return id
+    }
+
+    func testRowsInsertedByAnotherPathPushTheIDsUp() throws {
+        let first = try sessionStartedAndStopped()
         // As sync or an import would: rows with ids of their own, past the counters.
         try tracker.change {
             try tracker.store.database.run(
@@ -40,11 +46,7 @@ final class IDHighWaterTests: KeeperTestCase {
     }
 
     func testARefusedChangeGivesNoIDAway() throws {
-        try tracker.createProject(name: "Writing", color: "", category: "")
-        clock.time += 60
-        let first = try tracker.startProject("Writing")
-        clock.time += 60
-        try tracker.stop()
+        let first = try sessionStartedAndStopped()
         let sessionsBefore = try highest("sessions", "last_session_id"), segmentsBefore = try highest("segments", "last_segment_id")
         Files.injectedWriteFailure = EIO
         defer { Files.injectedWriteFailure = nil }

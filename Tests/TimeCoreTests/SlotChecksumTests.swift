@@ -2,31 +2,11 @@ import Glibc
 import XCTest
 @testable import TimeCore
 
-/// A slot's checksum covers its header's other fields and leaves the snapshot's payload out, since the snapshot's header names the
-/// payload's own SHA-256 (SnapshotSlots.swift): one digest of the payload per change. Any byte
-/// changed anywhere in a slot must still make it fail, and a start then takes the other slot.
-final class SlotChecksumTests: XCTestCase {
-    private var folders: [Folder] = []
-    private var clock: SafetyClock!
-
-    override func setUp() {
-        clock = SafetyClock()
-        clock.time = utc(2026, 11, 28, 9)
-        Files.injectedWriteFailure = nil
-    }
-
-    override func tearDown() {
-        for folder in folders { folder.remove() }
-    }
-
-    private func makeFolder() -> Folder {
-        let folder = Folder()
-        folders.append(folder)
-        return folder
-    }
-
-    private func open(_ folder: Folder) throws -> DataHome { try DataHome(directory: folder.path, clock: clock) }
-
+/// A slot's checksum covers its header's other fields and leaves out the bytes that have a digest
+/// of their own it covers: the snapshot's payload (named in the snapshot's header) and each carried
+/// part (named in its line) (SnapshotSlots.swift). Any byte changed anywhere in a slot must still
+/// make it fail, and a start then takes the other slot.
+final class SlotChecksumTests: FoldersTestCase {
     private func slotPath(_ folder: Folder, _ index: Int) -> String { folder.snapshots + "/slot-\(index).snapshot" }
 
     /// The slot that holds the newest sequence, and its raw bytes.

@@ -5,27 +5,11 @@ import XCTest
 /// Where the snapshots keep each session (chunks per period, today's inline) in the sequences
 /// that are easy to get wrong: every snapshot must be exactly the store's state, and equal states
 /// on a day must make equal payloads.
-final class SnapshotLayoutTests: XCTestCase {
-    private var folders: [Folder] = []
-    private var clock: SafetyClock!
-
+final class SnapshotLayoutTests: FoldersTestCase {
     override func setUp() {
-        clock = SafetyClock()
-        Files.injectedWriteFailure = nil
+        super.setUp()
+        clock.time = SafetyClock().time  // (these cases begin at the clock's own default time)
     }
-
-    override func tearDown() {
-        Files.injectedWriteFailure = nil
-        for folder in folders { folder.remove() }
-    }
-
-    private func makeFolder() -> Folder {
-        let folder = Folder()
-        folders.append(folder)
-        return folder
-    }
-
-    private func open(_ folder: Folder) throws -> DataHome { try DataHome(directory: folder.path, clock: clock) }
 
     private func newestState(_ home: DataHome) throws -> DataState {
         try XCTUnwrap(home.keeper).state(of: XCTUnwrap(home.keeper?.entries.last))
