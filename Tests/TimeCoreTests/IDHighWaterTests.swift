@@ -45,6 +45,18 @@ final class IDHighWaterTests: KeeperTestCase {
         XCTAssertEqual(try highest("segments", "last_segment_id"), 72)
     }
 
+    /// Another connection's insert is not seen by the update hook: once a change has shown the
+    /// keeper that connection's commit, the marks are read again.
+    func testAnotherConnectionsRowsPushTheIDsUpAfterTheNextChange() throws {
+        let first = try sessionStartedAndStopped()
+        let other = try SQLiteDatabase(path: folder.path + "/time.sqlite", mode: .readWrite)
+        try other.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note, gid) VALUES(?, 1, ?, ?, 0, '', 'other')",
+                      .integer(first + 20), .integer(clock.time - 3600), .integer(clock.time - 1800))
+        try tracker.addCategory("Work")
+        clock.time += 60
+        XCTAssertEqual(try tracker.startProject("Writing"), first + 21)
+    }
+
     func testARefusedChangeGivesNoIDAway() throws {
         let first = try sessionStartedAndStopped()
         let sessionsBefore = try highest("sessions", "last_session_id"), segmentsBefore = try highest("segments", "last_segment_id")

@@ -21,9 +21,11 @@ extension Store {
         return value
     }
 
-    /// Another connection committed: nothing read before is known to hold.
+    /// Another connection committed: nothing read before is known to hold (the id high-water
+    /// marks neither: its inserts were not seen by this connection's hook).
     func forgetKeptReads() {
         keptOpenSession = nil
         keptAwaySpan = nil
+        knownHighWater = [:]
     }
 }
