@@ -2,7 +2,7 @@ import XCTest
 @testable import TimeCore
 
 /// The snapshot keeper keeps today's finished sessions' ids between changes and updates them
-/// from each change's marks (SnapshotKeeper+TodaysIDs.swift). After every kind of change to
+/// from each change's marks, the changes that do not need them too (SnapshotKeeper+TodaysIDs.swift). After every kind of change to
 /// today's sessions (finishing, deleting, moving one out of the day and one into it, undoing a
 /// stop, crossing the inline blocks), the kept ids must be what the store holds, and the newest
 /// snapshot must hold the store's state record by record.
@@ -63,6 +63,32 @@ final class TodaysIDsTests: KeeperTestCase {
         clock.time += 60
         try tracker.pause()
         try check("paused (no session finished)")
+    }
+
+    /// Changes that do not need today's ids (a note on the open session, a pause, an edit of
+    /// another day's session) keep them in step, so that the next switch or Stop finds them kept
+    /// and reads only the session it finished.
+    func testChangesThatDoNotNeedTheIDsKeepThemInStep() throws {
+        let yesterday = try tracker.addSession(project: 1, start: clock.time - 86400, duration: "10m", note: "")
+        _ = try tracker.startProject("Writing")
+        _ = try switchProjects(3)
+        try check("three sessions today")
+        try tracker.addNote("a line")
+        clock.time += 60
+        try tracker.pause()
+        clock.time += 60
+        try tracker.resume()
+        try tracker.setNote(session: yesterday, note: "another day's session")
+        try check("a note, a pause, a resume, another day's session edited")
+        clock.time += 60
+        let open = try XCTUnwrap(tracker.store.openSession())
+        _ = try tracker.startProject(open.projectID == 1 ? "Reading" : "Writing")
+        XCTAssertTrue(keeper.todaysIDsWereKept, "the switch read the day whole")
+        try check("switched")
+        clock.time += 60
+        _ = try tracker.stop()
+        XCTAssertTrue(keeper.todaysIDsWereKept, "the stop read the day whole")
+        try check("stopped")
     }
 
     /// A session written in a transaction the keeper never recorded (here: SQL outside the change

@@ -2,7 +2,8 @@
 /// keeps inline (`inlineBlock`). Read from the store once a day, and kept: a change then updates
 /// them from the sessions it marked (`Store.changedSessionIDs`, the same marks that decide which
 /// days' chunks a change rewrites), so a change that finishes a session no longer reads the whole
-/// day again (on a busy day, hundreds of rows and a sort). Read whole again after anything the
+/// day again (on a busy day, hundreds of rows and a sort); a change that does not need them
+/// keeps them in step from its marks all the same (`keepTodaysIDsInStep`). Read whole again after anything the
 /// marks do not cover: another day, a rolled-back change, a re-attached keeper (restores), a
 /// session written in a transaction this keeper did not record (the store's count of session
 /// writes when the change began differs from the one after the last recorded change), a
@@ -48,5 +49,15 @@ extension SnapshotKeeper {
         let ids = try store.completedSessionIDs(inPeriod: today)
         todaysIDs = TodaysIDs(day: today, ids: ids, sessionWrites: sessionWrites, rewrites: counts.rewrites, dataVersion: version)
         return ids
+    }
+
+    /// A change that does not need today's ids (a Pause, a note, an edit of another day) still
+    /// keeps them in step with the sessions it marked, so that the next change that needs them
+    /// (a Stop, a switch) finds them kept rather than reading the day whole. Nothing is read when
+    /// they were not kept.
+    func keepTodaysIDsInStep(_ store: Store, today: String, dataVersion version: Int64) throws {
+        guard let kept = todaysIDs, kept.day == today, kept.sessionWrites == store.sessionWritesAtBegin,
+              kept.rewrites == store.database.writeCounts.rewrites, kept.dataVersion == version else { return }
+        _ = try todaysCompletedIDs(store, today: today, dataVersion: version)
     }
 }

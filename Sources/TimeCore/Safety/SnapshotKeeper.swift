@@ -253,6 +253,8 @@ public final class SnapshotKeeper: ChangeRecorder {
             inlineCache = try inlineList(store, ids: Array(ids[blocks...]), today: today, firstID: firstInlineID)
             inlineDay = today
             chunkedOfInlineDay = chunked
+        } else {
+            try keepTodaysIDsInStep(store, today: today, dataVersion: dataVersion)
         }
         var sessionsOfDay: [String: [WorkSession]]?
         // The new tree; the keeper's stays the previous one until it is complete (writeChunk
