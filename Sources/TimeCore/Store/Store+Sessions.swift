@@ -176,8 +176,9 @@ extension Store {
 
     /// The highest id `table` ever gave out: its counter in `meta`, or a higher id in the table.
     /// Read once, then kept: every insert through this connection is seen by the update hook
-    /// (`WriteCounts.highestInserted`, imports' and sync's own ids too), and anything the hook
-    /// does not see (a rollback, a truncation, a restore) counts as a rewrite, which reads it again.
+    /// (`WriteCounts.highestInserted`, imports' and sync's own ids too); anything the hook does
+    /// not see (a rollback, a truncation, a restore) counts as a rewrite, which reads it again, and
+    /// so does another connection's commit (`forgetKeptReads`).
     private func highWaterMark(of table: String, counter: String) throws -> Int64 {
         let counts = database.writeCounts
         let mark: Int64
