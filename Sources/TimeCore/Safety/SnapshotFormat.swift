@@ -260,9 +260,8 @@ public enum SnapshotFormat {
         return Header(version: version, createdAt: createdAt, stateHash: hash, payload: payload)
     }
 
-    /// The file's header fields, its payload's SHA-256 as the header names it, and the payload,
-    /// once the payload's bytes are found to hash to it.
-    @discardableResult
+    /// The file's header fields, its payload's SHA-256 as the header names it, and the payload (a
+    /// slice: its indices are the payload's place in the file), once its bytes hash to it.
     static func verified(_ bytes: [UInt8]) throws -> (header: JSON, stateHash: String, payload: ArraySlice<UInt8>) {
         let range = try payloadRange(in: bytes)
         let header: JSON

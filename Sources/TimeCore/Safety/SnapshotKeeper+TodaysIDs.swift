@@ -17,6 +17,12 @@ struct TodaysIDs {
     var rewrites: UInt64
     var dataVersion: Int64
 
+    /// Whether these ids were right when the current change began, so that its marks bring them up to date.
+    func holds(_ store: Store, today: String, dataVersion version: Int64) -> Bool {
+        day == today && sessionWrites == store.sessionWritesAtBegin
+            && rewrites == store.database.writeCounts.rewrites && dataVersion == version
+    }
+
     /// Puts `id` in or takes it out, keeping the order.
     mutating func set(_ id: Int64, present: Bool) {
         var low = 0, high = ids.count
@@ -35,8 +41,7 @@ extension SnapshotKeeper {
     func todaysCompletedIDs(_ store: Store, today: String, dataVersion version: Int64) throws -> [Int64] {
         let counts = store.database.writeCounts
         let sessionWrites = counts.of(["sessions"])
-        if var kept = todaysIDs, kept.day == today, kept.sessionWrites == store.sessionWritesAtBegin,
-           kept.rewrites == counts.rewrites, kept.dataVersion == version {
+        if var kept = todaysIDs, kept.holds(store, today: today, dataVersion: version) {
             for id in store.changedSessionIDs {
                 kept.set(id, present: try store.isCompleted(id, inPeriod: today))
             }
@@ -56,8 +61,7 @@ extension SnapshotKeeper {
     /// (a Stop, a switch) finds them kept rather than reading the day whole. Nothing is read when
     /// they were not kept.
     func keepTodaysIDsInStep(_ store: Store, today: String, dataVersion version: Int64) throws {
-        guard let kept = todaysIDs, kept.day == today, kept.sessionWrites == store.sessionWritesAtBegin,
-              kept.rewrites == store.database.writeCounts.rewrites, kept.dataVersion == version else { return }
+        guard todaysIDs?.holds(store, today: today, dataVersion: version) == true else { return }
         _ = try todaysCompletedIDs(store, today: today, dataVersion: version)
     }
 }

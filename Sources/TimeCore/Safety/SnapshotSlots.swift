@@ -177,8 +177,7 @@ final class SnapshotSlots {
         if digested {
             // The payload's own digest, named in the snapshot's header; the parts' below.
             let snapshot = Array(body[0..<snapshotLength])
-            try SnapshotFormat.verified(snapshot)
-            let payload = try SnapshotFormat.payloadRange(in: snapshot)
+            let payload = try SnapshotFormat.verified(snapshot).payload.indices
             covered = checksummedHeader(sequence: sequence, length: length, snapshotLength: snapshotLength)
                 + snapshot[..<payload.lowerBound] + snapshot[payload.upperBound...]
         } else {
