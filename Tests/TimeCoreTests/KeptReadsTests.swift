@@ -49,6 +49,61 @@ final class KeptReadsTests: KeeperTestCase {
         XCTAssertNotNil(try tracker.store.openSession())
     }
 
+    /// A Pause and a Resume move the kept open session with their own write rather than reading
+    /// it back; what they keep is still what the store holds, a zero-length stretch and a second
+    /// pause or resume in the same second included. A change the store cannot follow (a pause
+    /// moved to an earlier time, a focus phase written with the session) reads it again.
+    func testPauseAndResumeFollowTheirOwnWrite() throws {
+        try tracker.createProject(name: "Writing", color: "", category: "")
+        clock.time += 60
+        try tracker.startProject("Writing")
+        try check("started")
+        let readsAfterStart = tracker.store.openSessionReads
+        for round in 0..<3 {
+            clock.time += 60
+            try tracker.pause()
+            try check("paused, round \(round)")
+            if round != 1 { clock.time += 60 }  // round 1: resumed in the second it paused
+            try tracker.resume()
+            try check("resumed, round \(round)")
+        }
+        try tracker.pause()  // the same second: a stretch of no length
+        try check("paused at once")
+        try tracker.resume()
+        try check("resumed at once after a stretch of no length")
+        XCTAssertEqual(tracker.store.openSessionReads, readsAfterStart, "a Pause or Resume read the open session back")
+        let t0 = clock.time - 360  // the clock as the test began
+        XCTAssertEqual(try openReadWhole()?.segments, [
+            Segment(start: t0 + 60, end: t0 + 120), Segment(start: t0 + 180, end: t0 + 240),
+            Segment(start: t0 + 240, end: t0 + 300), Segment(start: t0 + 360, end: t0 + 360),
+            Segment(start: t0 + 360, end: nil)])
+
+        clock.time += 120
+        try tracker.pause(at: clock.time - 60)
+        try check("paused a minute ago")
+        clock.time += 60
+        try tracker.resume()
+        try check("resumed after a pause moved")
+        try tracker.startFocus("")
+        clock.time += 60
+        try tracker.pause()
+        try check("paused in a focus phase")
+        clock.time += 60
+        try tracker.resume()
+        try check("resumed in a focus phase")
+
+        // A write beside the segment's (here a trigger's, as a later schema might add) is not
+        // followed: the session is read again.
+        try tracker.store.database.execute("""
+            CREATE TEMP TRIGGER noted AFTER UPDATE OF end ON segments
+            BEGIN UPDATE sessions SET note = 'paused' WHERE id = NEW.session_id; END
+            """)
+        clock.time += 60
+        try tracker.pause()
+        try check("paused with a trigger writing the session")
+        XCTAssertEqual(try tracker.store.openSession()?.note, "paused")
+    }
+
     /// A change refused after the open session was read back: its rows are rolled back, and
     /// neither the store nor the tracker may go on with the session as the refused change left it.
     func testARefusedChangeKeepsNothingOfIt() throws {

@@ -11,6 +11,9 @@ struct KeptRead<Value> {
 }
 
 extension Store {
+    /// The tables the open session is read from.
+    static let openSessionTables = ["sessions", "segments"]
+
     /// `read()`'s value, kept in `kept` while none of `tables` is written.
     func keptRead<Value>(_ kept: inout KeptRead<Value>?, of tables: [String], _ read: () throws -> Value) rethrows -> Value {
         let counts = database.writeCounts
@@ -19,6 +22,25 @@ extension Store {
         let value = try read()
         kept = KeptRead(value: value, writes: writes, rewrites: counts.rewrites)
         return value
+    }
+
+    /// Runs `write`, a write of the open session `id`'s segments that the store can follow itself
+    /// (a Pause ends the running segment, a Resume begins one), and moves the kept open session
+    /// with it rather than leaving it to be read again: only when it was kept before the write and
+    /// the write changed exactly one row of `sessions` and `segments` (a trigger or a second row
+    /// written leaves it to be read again).
+    func followingOpenSession(_ id: SessionID, _ write: () throws -> Void,
+                              _ follow: (inout WorkSession) -> Bool) rethrows {
+        let before = database.writeCounts
+        let wasKept = keptOpenSession.map {
+            $0.value?.id == id && $0.writes == before.of(Store.openSessionTables) && $0.rewrites == before.rewrites
+        } ?? false
+        try write()
+        let after = database.writeCounts
+        guard wasKept, after.rewrites == before.rewrites,
+              after.of(Store.openSessionTables) == before.of(Store.openSessionTables) &+ 1,
+              var session = keptOpenSession?.value, follow(&session) else { return }
+        keptOpenSession = KeptRead(value: session, writes: after.of(Store.openSessionTables), rewrites: after.rewrites)
     }
 
     /// Another connection committed: nothing read before is known to hold (the id high-water

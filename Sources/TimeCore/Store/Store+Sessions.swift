@@ -67,7 +67,10 @@ extension Store {
 
     /// The open session, kept until sessions or segments are written (Store+KeptReads.swift).
     public func openSession() throws -> WorkSession? {
-        try keptRead(&keptOpenSession, of: ["sessions", "segments"]) { try sessions(where: "end IS NULL", []).first }
+        try keptRead(&keptOpenSession, of: Store.openSessionTables) {
+            openSessionReads += 1
+            return try sessions(where: "end IS NULL", []).first
+        }
     }
 
     /// Session `id`, open, as the store holds it now: through `openSession()` when it is the
@@ -243,12 +246,25 @@ extension Store {
 
     /// Pause: the running segment of the open session ends.
     func closeRunningSegment(of id: SessionID, at time: Int64) throws {
-        try database.run("UPDATE segments SET end = ? WHERE session_id = ? AND end IS NULL", .integer(time), .integer(id))
+        try followingOpenSession(id, {
+            try database.run("UPDATE segments SET end = ? WHERE session_id = ? AND end IS NULL", .integer(time), .integer(id))
+        }, { session in
+            guard let last = session.segments.indices.last, session.segments[last].end == nil,
+                  session.segments.dropLast().allSatisfy({ $0.end != nil }) else { return false }
+            session.segments[last].end = time
+            return true
+        })
     }
 
     /// Resume: a new running segment begins.
     func openSegment(of id: SessionID, at time: Int64) throws {
-        try insertSegments([Segment(start: time, end: nil)], of: id)
+        try followingOpenSession(id, { try insertSegments([Segment(start: time, end: nil)], of: id) }, { session in
+            // Read back, the new segment comes last (segments are read by start, then id) unless
+            // one begins later.
+            guard session.segments.allSatisfy({ $0.end != nil && $0.start <= time }) else { return false }
+            session.segments.append(Segment(start: time, end: nil))
+            return true
+        })
     }
 
     func deleteSession(_ session: WorkSession) throws {

@@ -17,6 +17,8 @@ public final class Store {
     /// Reads kept between changes (Store+KeptReads.swift).
     var keptOpenSession: KeptRead<WorkSession?>?
     var keptAwaySpan: KeptRead<AwaySpan?>?
+    /// How often the open session was read from its tables (what `followingOpenSession` spares).
+    var openSessionReads = 0
     /// The highest id given out per table, with the rewrite count it was read at (Store+Sessions.swift).
     var knownHighWater: [String: (id: Int64, rewrites: UInt64)] = [:]
 
