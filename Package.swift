@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "CSHA256"),
         // Wall-clock marks along a request's path, off unless TIME_PATH_TRACE is set (docs/durable-path.md).
         .target(name: "PathTrace"),
-        .target(name: "TimeCore", dependencies: ["TimeJSON", "TextEscape", "CSQLite", "CGLib", "CSHA256", "PathTrace"]),
+        .target(name: "TimeCore", dependencies: ["TimeJSON", "TextEscape", "CSQLite", "CGLib", "CSHA256", "CKernel", "PathTrace"]),
         // libdbus in Swift (Sources/DBusKit, module DBusCore) and, in DBusKit, its GLib main-loop
         // integration; DBusKit re-exports DBusCore, so `import DBusKit` gives both. timectl uses
         // DBusCore alone and so never loads GLib or GObject (scripts/bench.sh).

@@ -16,7 +16,10 @@ public final class SystemClock: Clock {
 /// transaction, after the change was applied and before it is committed, and must make the
 /// resulting state durable elsewhere (a verified snapshot) or throw, which rolls the change back.
 public protocol ChangeRecorder: AnyObject {
-    func recordState(of store: Store, changedDays: Set<String>) throws
+    /// `meanwhile` is the transaction's work that the recorded state does not hold (the undo
+    /// step): run exactly once, unless the record fails first, while the state's bytes are on
+    /// their way to the disk and before the wait for them.
+    func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws
     /// The transaction committed: what was recorded is now the current state.
     func changeCommitted()
     /// The transaction was rolled back after `recordState` succeeded: forget what it recorded.
@@ -132,9 +135,15 @@ public final class Tracker {
             PathTrace.mark("undo: recording started")
             let result = try body()
             PathTrace.mark("change: rows written")
-            if recordingStep { try history.finishStep(at: now) { try sentence(for: $0) } }
-            PathTrace.mark("undo: step written")
-            try recorder?.recordState(of: store, changedDays: store.changedDays)
+            let writeStep = {
+                if recordingStep { try self.history.finishStep(at: self.now) { try self.sentence(for: $0) } }
+                PathTrace.mark("undo: step written")
+            }
+            if let recorder {
+                try recorder.recordState(of: store, changedDays: store.changedDays, meanwhile: writeStep)
+            } else {
+                try writeStep()
+            }
             recorded = true
             try store.commit()
             PathTrace.mark("SQLite: COMMIT")

@@ -6,7 +6,10 @@ import XCTest
 /// Counts the changes that reached the gate (each would be one verified snapshot).
 private final class CountingRecorder: ChangeRecorder {
     var recorded = 0
-    func recordState(of store: Store, changedDays: Set<String>) throws { recorded += 1 }
+    func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
+        recorded += 1
+        try meanwhile()
+    }
     func changeCommitted() {}
     func changeAbandoned() {}
     func tidyUp() {}

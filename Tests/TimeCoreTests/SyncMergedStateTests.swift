@@ -240,7 +240,7 @@ final class SyncMergedStateTests: SyncTestCase {
 
     private final class RefusingRecorder: ChangeRecorder {
         struct Refused: Error {}
-        func recordState(of store: Store, changedDays: Set<String>) throws { throw Refused() }
+        func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws { throw Refused() }
         func changeCommitted() {}
         func changeAbandoned() {}
         func tidyUp() {}

@@ -133,33 +133,6 @@ public final class SnapshotKeeper: ChangeRecorder {
         }.sorted { $0.sequence < $1.sequence }
     }
 
-    // MARK: Reading
-
-    /// Reads and fully verifies one snapshot: its checksum, every chunk it refers to, every record.
-    public func state(of entry: Entry) throws -> DataState {
-        // A kept file is not flushed (the slot is the durable record): after a power cut its name
-        // may hold a recycled file's older bytes, whole and checksummed. Those are not its state.
-        let header = try SnapshotFormat.read(try SnapshotSlots.snapshotBytes(at: entry.path))
-        // (Names that carry no hash, as hand-made fixtures' do, are not compared.)
-        guard header.stateHash == entry.stateHash || entry.stateHash.count != 64 else { throw SnapshotFormat.Failure.checksumMismatch }
-        return try SnapshotKeeper.state(at: entry.path)
-    }
-
-    public static func state(at path: String) throws -> DataState {
-        let header = try SnapshotFormat.read(try SnapshotSlots.snapshotBytes(at: path))
-        let payload = try SnapshotFormat.migrate(header.payload, from: header.version)
-        let folder = Files.directoryName(path)
-        // A slot carries the chunks that were not yet durable when it was written: a chunk file a
-        // power cut took or tore is read from there.
-        let carried = SnapshotSlots.carried(at: path)
-        return try SnapshotFormat.state(from: payload) { hash in
-            guard hash.count == 64, hash.allSatisfy({ $0.isHexDigit }) else { throw SnapshotFormat.Failure.missingChunk(hash) }
-            if let bytes = try? Files.read(folder + "/" + chunkName(hash)), SHA256.hex(bytes) == hash { return bytes }
-            guard let bytes = carried[hash] else { throw SnapshotFormat.Failure.missingChunk(hash) }
-            return bytes
-        }
-    }
-
     /// Makes the chunk tree match the snapshot the store says it was last recorded with, so
     /// the next change rewrites only what it touches. When no kept snapshot matches (a new or
     /// migrated store, lost snapshots, an older layout), the next change records every day.
@@ -209,9 +182,9 @@ public final class SnapshotKeeper: ChangeRecorder {
 
     // MARK: ChangeRecorder
 
-    public func recordState(of store: Store, changedDays: Set<String>) throws {
+    public func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
         do {
-            try record(store, changedDays: changedDays)
+            try record(store, changedDays: changedDays, meanwhile: meanwhile)
         } catch {
             // Half a record must not stay behind: the chunk table, the day kept inline and any
             // file written go back to what the last recorded state had.
@@ -220,7 +193,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         }
     }
 
-    private func record(_ store: Store, changedDays: Set<String>) throws {
+    private func record(_ store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
         tidyUp()
         PathTrace.mark("snapshot: tidy up left over")
         var state = Pending(previousTree: tree, previousUnflushed: unflushed, previousEntries: entries,
@@ -334,6 +307,15 @@ public final class SnapshotKeeper: ChangeRecorder {
             tops[newest.sequence] = tree.root.map { [$0] } ?? []
         }
         PathTrace.mark("snapshot: kept state file")
+        // The state this commit goes with, and which kept snapshot (a start-up that finds a newer
+        // one rolls forward): one statement for both. Written with the transaction's other work
+        // that the snapshot does not hold while the slot's bytes go to the disk.
+        let mark = SnapshotMark(state: stateHash, sequence: entries.last?.sequence ?? 0)
+        func rest() throws {
+            try meanwhile()
+            try store.setSnapshotMark(mark)
+            PathTrace.mark("snapshot: meta rows")
+        }
         if let newest = entries.last, newest.sequence != durableSequence {
             // The chunks the snapshot names that are not known durable travel in its slot, up to
             // a batch flush that makes them all durable at once.
@@ -341,15 +323,14 @@ public final class SnapshotKeeper: ChangeRecorder {
             lastSequence = max(lastSequence, newest.sequence)
             state.slotWritten = (previous: durableSequence, now: newest.sequence)
             pending = state
-            try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: slotAttachment?() ?? [])
+            try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: slotAttachment?() ?? [],
+                            whileWritten: rest)
             durableSequence = newest.sequence
+            PathTrace.mark("slot: read back and compared")
+        } else {
+            try rest()
         }
-        PathTrace.mark("slot: read back and compared")
-        // The state this commit goes with, and which kept snapshot (a start-up that finds a newer
-        // one rolls forward): one statement for both.
-        try store.setSnapshotMark(SnapshotMark(state: stateHash, sequence: entries.last?.sequence ?? 0))
         pending = state
-        PathTrace.mark("snapshot: meta rows")
     }
 
     public func changeCommitted() {

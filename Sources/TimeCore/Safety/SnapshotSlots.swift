@@ -1,5 +1,6 @@
 import PathTrace
 import Glibc
+import CKernel
 
 /// The durable record of each change: two preallocated slot files, `slot-0.snapshot` and
 /// `slot-1.snapshot`, in the snapshot folder. A change writes its snapshot into the slot of its
@@ -59,7 +60,7 @@ final class SnapshotSlots {
     /// `carried`: chunks not yet known durable; `attachment`: bytes outside the snapshot (sync's
     /// outbox, SnapshotSlots+Attachment.swift), carried as a part named `attachment`.
     func write(_ snapshot: [UInt8], sequence: Int, carrying carried: [(sha256: String, bytes: [UInt8])] = [],
-               attachment: [UInt8] = []) throws {
+               attachment: [UInt8] = [], whileWritten: () throws -> Void = {}) throws {
         if let code = Files.injectedWriteFailure { throw FileError("write", directory, code: code) }
         let index = sequence % SnapshotSlots.count
         let path = SnapshotSlots.path(directory, index)
@@ -94,7 +95,11 @@ final class SnapshotSlots {
             }
             written += count
         }
+        // The disk starts on the bytes now, while the caller's other work runs (`whileWritten`);
+        // the flush then waits for less. Nothing is promised before it returns.
+        _ = time_start_writeback(fd, 0, off_t(bytes.count))
         PathTrace.mark("slot: write")
+        try whileWritten()
         guard fdatasync(fd) == 0 else { throw FileError("flush to disk", path) }
         PathTrace.mark("slot: fdatasync")
         // Read back and compared, as every snapshot is: byte for byte with what was just written

@@ -48,10 +48,14 @@ final class SyncGate: ChangeRecorder {
 
     init(inner: ChangeRecorder?, engine: SyncEngine) { self.inner = inner; self.engine = engine }
 
-    func recordState(of store: Store, changedDays: Set<String>) throws {
+    func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
         do {
             try engine?.stageLocalRecords()
-            try inner?.recordState(of: store, changedDays: changedDays)
+            if let inner {
+                try inner.recordState(of: store, changedDays: changedDays, meanwhile: meanwhile)
+            } else {
+                try meanwhile()
+            }
         } catch {
             engine?.dropStaged()
             throw error
