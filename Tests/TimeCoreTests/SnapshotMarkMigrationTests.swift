@@ -46,7 +46,7 @@ final class SnapshotMarkMigrationTests: XCTestCase {
         try makeVersion14(state: try XCTUnwrap(mark.state), sequence: try XCTUnwrap(mark.sequence))
         let home = try DataHome(directory: folder.path, clock: clock)
         XCTAssertEqual(home.status, .ok, home.status.message)
-        XCTAssertEqual(try home.tracker.store.database.integerPragma("user_version"), 15)
+        XCTAssertEqual(try home.tracker.store.database.integerPragma("user_version"), Schema.currentVersion)
         XCTAssertEqual(try home.tracker.store.snapshotMark(), mark)
         XCTAssertEqual(try metaKeys(home.tracker.store), [], "the rows left meta")
         XCTAssertEqual(try DataState(store: home.tracker.store), state)

@@ -26,17 +26,40 @@ final class UndoHistory {
     /// must not move back with an undo, such as an append-only log).
     static let untrackedTables: Set<String> = Set([table, SnapshotMark.table]).union(SyncStore.tables)
     static let kept = 100
+    /// The steps past the newest `kept` are removed together, at every step whose id is a multiple
+    /// of this: the oldest step's page is then written once in so many changes, not by every one
+    /// (a page is a frame of the WAL at the commit). The table holds fewer than `kept + trimEvery`
+    /// steps; every reader sees the newest `kept` only.
+    static let trimEvery: Int64 = 20
     /// Values in `meta` that only ever grow (the id high-water mark, the longest span bound):
     /// undo never takes them back, or a deleted session's (or segment's) id would be given out again.
     static let highWaterKeys: Set<String> = ["last_session_id", "last_segment_id", "longest_span"]
 
-    static let schema = """
+    /// Schema v7, as the table was made then.
+    static let schemaV7 = """
         CREATE TABLE undo_steps(
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             time INTEGER NOT NULL,
             description TEXT NOT NULL,
             undone INTEGER NOT NULL DEFAULT 0,
             changeset BLOB NOT NULL);
+        """
+
+    /// Schema v16: the table without AUTOINCREMENT, whose counter in `sqlite_sequence` was one
+    /// more page written by every change. Ids still never come back: `finishStep` gives the step
+    /// after undone ones an id past theirs, and the trim only removes the oldest.
+    static let schemaV16 = """
+        CREATE TABLE undo_steps_v16(
+            id INTEGER PRIMARY KEY,
+            time INTEGER NOT NULL,
+            description TEXT NOT NULL,
+            undone INTEGER NOT NULL DEFAULT 0,
+            changeset BLOB NOT NULL);
+        INSERT INTO undo_steps_v16(id, time, description, undone, changeset)
+            SELECT id, time, description, undone, changeset FROM undo_steps;
+        DROP TABLE undo_steps;
+        ALTER TABLE undo_steps_v16 RENAME TO undo_steps;
+        DELETE FROM sqlite_sequence WHERE name = 'undo_steps';
         """
 
     private let store: Store
@@ -83,17 +106,25 @@ final class UndoHistory {
         let changeset = try recording.changeset()
         guard !changeset.isEmpty else { return nil }
         let description = try given ?? describe(changeset)
+        // NULL: SQLite's id, one past the newest step's.
+        var stepID = SQLValue.null
         if mayHoldUndone {
+            // The undone steps go; the new one takes an id past theirs, so that no id is given
+            // twice (the Stop notification's Undo names its step by id).
+            let newest = try database.queryFirst("SELECT max(id) FROM undo_steps") { $0.optionalInt(0) } ?? nil
             try database.run("DELETE FROM undo_steps WHERE undone = 1")
+            if database.changes > 0, let newest { stepID = .integer(newest + 1) }
             mayHoldUndone = false
         }
         try database.insertBlobRow(
-            "INSERT INTO undo_steps(time, description, undone, changeset) VALUES(?, ?, 0, ?)",
-            [.integer(time), .text(description)], blob: changeset.bytes)
+            "INSERT INTO undo_steps(id, time, description, undone, changeset) VALUES(?, ?, ?, 0, ?)",
+            [stepID, .integer(time), .text(description)], blob: changeset.bytes)
         let id = database.lastInsertRowID
-        // Ids have gaps (undone steps that a change removed): count rows, not ids.
-        try database.run("DELETE FROM undo_steps WHERE id < (SELECT id FROM undo_steps ORDER BY id DESC LIMIT 1 OFFSET ?)",
-                         .integer(Int64(UndoHistory.kept - 1)))
+        if id % UndoHistory.trimEvery == 0 {
+            // Ids have gaps (undone steps that a change removed): count rows, not ids.
+            try database.run("DELETE FROM undo_steps WHERE id < (SELECT id FROM undo_steps ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                             .integer(Int64(UndoHistory.kept - 1)))
+        }
         return id
     }
 
@@ -107,9 +138,13 @@ final class UndoHistory {
         }
     }
 
-    /// The step `Undo` would take back: the newest not undone.
+    /// The step `Undo` would take back: the newest not undone, among the newest `kept`.
     func newestDone() throws -> HistoryStep? {
-        try database.queryFirst("SELECT id, time, description, undone FROM undo_steps WHERE undone = 0 ORDER BY id DESC LIMIT 1") {
+        try database.queryFirst("""
+            SELECT id, time, description, undone FROM undo_steps
+            WHERE undone = 0 AND id > coalesce((SELECT id FROM undo_steps ORDER BY id DESC LIMIT 1 OFFSET ?), 0)
+            ORDER BY id DESC LIMIT 1
+            """, .integer(Int64(UndoHistory.kept))) {
             HistoryStep(id: $0.int(0), time: $0.int(1), description: $0.string(2), undone: false)
         }
     }

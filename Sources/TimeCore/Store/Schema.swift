@@ -23,8 +23,10 @@
 /// v15: the snapshot a commit goes with (its state and sequence) moves from `meta` into a table of
 ///      its own, `snapshot_mark` (Store+SnapshotMark.swift): written by every change, it no
 ///      longer fires the settings' sync triggers.
+/// v16: the undo history's table without AUTOINCREMENT (UndoHistory.swift): its counter in
+///      `sqlite_sequence` was a page more that every change wrote.
 enum Schema {
-    static let currentVersion: Int64 = 15
+    static let currentVersion: Int64 = 16
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -78,7 +80,7 @@ enum Schema {
             CREATE UNIQUE INDEX sessions_by_import_key ON sessions(import_key) WHERE import_key IS NOT NULL;
             INSERT OR IGNORE INTO meta(key, value) VALUES('data_id', lower(hex(randomblob(8))));
             """),
-        Migration(version: 7, name: "undo history", sql: UndoHistory.schema),
+        Migration(version: 7, name: "undo history", sql: UndoHistory.schemaV7),
         Migration(version: 8, name: "global ids", sql: SyncStore.schema),
         Migration(version: 9, name: "sync merged state", sql: SyncReplicaStore.storeSchemaV9),
         Migration(version: 10, name: "sync field notes", sql: SyncStore.fieldNotesSchema),
@@ -87,6 +89,7 @@ enum Schema {
         Migration(version: 13, name: "focus", sql: FocusSpan.schema),
         Migration(version: 14, name: "sync notes of rates, targets and shared settings", sql: SyncPlans.notesSchema),
         Migration(version: 15, name: "the snapshot mark out of meta", sql: SnapshotMark.schema),
+        Migration(version: 16, name: "undo steps without a counter table", sql: UndoHistory.schemaV16),
     ]
 
     enum Status: Equatable {
