@@ -2,33 +2,6 @@ import PathTrace
 import CSQLite
 import Glibc
 
-/// Where "now" comes from; tests inject their own.
-public protocol Clock: AnyObject {
-    func now() -> Int64
-}
-
-public final class SystemClock: Clock {
-    public init() {}
-    public func now() -> Int64 { Int64(time(nil)) }
-}
-
-/// The step between "change computed" and "change acknowledged": it runs inside the store's
-/// transaction, after the change was applied and before it is committed, and must make the
-/// resulting state durable elsewhere (a verified snapshot) or throw, which rolls the change back.
-public protocol ChangeRecorder: AnyObject {
-    /// `meanwhile` is the transaction's work that the recorded state does not hold (the undo
-    /// step): run exactly once, unless the record fails first, while the state's bytes are on
-    /// their way to the disk and before the wait for them.
-    func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws
-    /// The transaction committed: what was recorded is now the current state.
-    func changeCommitted()
-    /// The transaction was rolled back after `recordState` succeeded: forget what it recorded.
-    func changeAbandoned()
-    /// Work that may wait until the change has been acknowledged (removing old snapshots,
-    /// preparing files for the next change). Runs at the latest before the next change.
-    func tidyUp()
-}
-
 /// The live status of the timer, computed at call time.
 public struct TimerStatus: Equatable, Sendable {
     public var state: TimerState
@@ -123,6 +96,8 @@ public final class Tracker {
     @discardableResult
     func change<T>(recordingStep: Bool = true, _ body: () throws -> T) throws -> T {
         if let readOnlyReason { throw TrackerError.readOnly(readOnlyReason) }
+        // A caller that does not tidy up after its changes still has the WAL folded in.
+        store.checkpointIfDue(at: 4 * Store.checkpointFrames)
         do {
             try store.begin()
             PathTrace.mark("gate: BEGIN IMMEDIATE")
@@ -168,7 +143,10 @@ public final class Tracker {
     public private(set) var committedChanges: UInt64 = 0
 
     /// Housekeeping left from the last change; a front end calls it after answering the caller.
-    public func tidyUp() { recorder?.tidyUp() }
+    public func tidyUp() {
+        recorder?.tidyUp()
+        store.checkpointIfDue()
+    }
 
     // MARK: Timer
 

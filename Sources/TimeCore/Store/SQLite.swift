@@ -30,6 +30,8 @@ public final class SQLiteDatabase {
     private var statementCache: [String: Statement] = [:]
     /// Rows written through this connection (SQLite+WriteCounts.swift).
     let writeCounter = WriteCounter()
+    /// Frames in the WAL after each commit, once a store counts them (Store+Checkpoint.swift).
+    let walFrameCount = WALFrameCount()
 
     public struct OpenMode: Sendable {
         let flags: Int32
@@ -55,6 +57,7 @@ public final class SQLiteDatabase {
 
     deinit {
         WriteCounter.remove(from: handle)
+        WALFrameCount.remove(from: handle)
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }

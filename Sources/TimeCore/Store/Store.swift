@@ -39,6 +39,8 @@ public final class Store {
             // A commit is not flushed: the snapshot flushed before it is the durable record, and a
             // start-up after a power cut rolls the store forward from it (SnapshotKeeper+RollForward).
             try database.execute("PRAGMA synchronous = NORMAL")
+            // No checkpoint inside a commit: the WAL is folded in after the answer (Store+Checkpoint.swift).
+            database.walFrameCount.install(on: database.handle)
             // Before v12 drops them: sync's merged state moves to its own file (derived data: if
             // that fails, the next start with sync on rebuilds it from the folder instead).
             if path != ":memory:" { try? SyncReplicaStore.copyOutOfStore(database, storePath: path) }
