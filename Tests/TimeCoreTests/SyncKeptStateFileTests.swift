@@ -40,7 +40,7 @@ final class SyncKeptStateFileTests: SyncTestCase {
             // Back to v11: the merged state's tables of v9, without v13's focus column and trigger
             // and v14's notes of the shared settings, nor v15's snapshot mark table.
             try store.database.execute(SyncReplicaStore.storeSchemaV9 + withoutV15SnapshotMark + withoutV14SettingsNotes + """
-                DROP TRIGGER sync_notes_sessions_focus; ALTER TABLE sessions DROP COLUMN focus; PRAGMA user_version = 11;
+                DROP TRIGGER IF EXISTS sync_notes_sessions_focus; ALTER TABLE sessions DROP COLUMN focus; PRAGMA user_version = 11;
                 """)
             let state = String(repeating: "x", count: 300)
             try store.database.execute("BEGIN")

@@ -138,7 +138,7 @@ final class SyncMergedStateTests: SyncTestCase {
             try database.execute(withoutV15SnapshotMark + """
                 DELETE FROM meta WHERE key = 'sync_replica';
                 ALTER TABLE projects DROP COLUMN rate_cents; ALTER TABLE projects DROP COLUMN weekly_target;
-                DROP TRIGGER sync_notes_sessions_focus; ALTER TABLE sessions DROP COLUMN focus;
+                DROP TRIGGER IF EXISTS sync_notes_sessions_focus; ALTER TABLE sessions DROP COLUMN focus;
                 PRAGMA user_version = 8;
                 """)
             try database.run("UPDATE meta SET value = ? WHERE key = 'sync_positions'", .text(v8))
@@ -303,12 +303,12 @@ let withoutV15SnapshotMark = """
     """
 
 /// Takes away the notes of the shared settings that v14 added (a store faked back to an older version).
-let withoutV14SettingsNotes = ["insert", "update", "delete"].map { "DROP TRIGGER sync_notes_settings_\($0);\n" }.joined()
+let withoutV14SettingsNotes = ["insert", "update", "delete"].map { "DROP TRIGGER IF EXISTS sync_notes_settings_\($0);\n" }.joined()
 
 let v8Notes: String = {
     var sql = ""
     for table in ["categories", "projects", "sessions", "segments"] {
-        for event in ["insert", "update", "delete"] { sql += "DROP TRIGGER sync_notes_\(table)_\(event);\n" }
+        for event in ["insert", "update", "delete"] { sql += "DROP TRIGGER IF EXISTS sync_notes_\(table)_\(event);\n" }
     }
     return sql + withoutV14SettingsNotes + """
         DROP TABLE sync_dirty;

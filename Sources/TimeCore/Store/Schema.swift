@@ -25,6 +25,8 @@
 ///      longer fires the settings' sync triggers.
 /// v16: the undo history's table without AUTOINCREMENT (UndoHistory.swift): its counter in
 ///      `sqlite_sequence` was a page more that every change wrote.
+/// Sync's triggers (`sync_notes_…`) are in a store only while sync is on (SyncTriggers.swift): a
+/// migration that drops or remakes one says `IF EXISTS`.
 enum Schema {
     static let currentVersion: Int64 = 16
     static let oldestVersion: Int64 = 2

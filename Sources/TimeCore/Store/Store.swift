@@ -56,6 +56,7 @@ public final class Store {
                 // Once per store: later writes keep it up to date.
                 try setMeta("longest_span", String(try longestCompletedSpan()))
             }
+            try SyncTriggers.matchSyncSetting(self)
         } catch let error as StoreOpenError {
             throw error
         } catch let error as SQLiteError {

@@ -51,7 +51,10 @@ public final class SyncEngine {
         }
         writer = try SyncLogWriter(layout: layout, device: device, from: kept?.devices[device])
         if try tracker.store.meta("sync_folder") != folder {  // the store's triggers note changes while this is set
-            try tracker.change(recordingStep: false) { try tracker.store.setMeta("sync_folder", folder) }
+            try tracker.change(recordingStep: false) {
+                try SyncTriggers.make(in: tracker.store)  // before anything is written with sync on
+                try tracker.store.setMeta("sync_folder", folder)
+            }
         }
         // What a power cut took from the log's unflushed tail is put back from the outbox first.
         let keeper = SyncGate.keeper(of: tracker.recorder)

@@ -43,6 +43,7 @@ extension Tracker {
         if name.isEmpty { name = SyncSettings.hostName() }
         let device = try syncDeviceID()
         try change(recordingStep: false) {
+            try SyncTriggers.make(in: store)  // before anything is written with sync on
             try store.setMeta("sync_folder", folder)
             try store.setMeta("sync_name", name)
         }
@@ -54,6 +55,7 @@ extension Tracker {
             try store.setMeta("sync_folder", "")
             try store.setMeta(SyncEngine.publishedKey, "")  // changes from now on are not noted
             try SyncPublishing.forget(store)  // enabling again compares everything anew
+            try SyncTriggers.drop(in: store)
         }
     }
 }
