@@ -10,8 +10,7 @@ final class CheckpointTests: KeeperTestCase {
     private func storeBytes() throws -> String { SHA256.hex(try Files.read(storeFile)) }
 
     func testNoChangeFoldsTheWALInTidyingUpDoes() throws {
-        try tracker.createProject(name: "Writing", color: "", category: "")
-        let id = try tracker.addSession(project: 1, start: clock.time - 7200, duration: "1h", note: "")
+        let id = try aSessionToChange()
         tracker.tidyUp()
         try tracker.store.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         let folded = try storeBytes()
@@ -30,8 +29,7 @@ final class CheckpointTests: KeeperTestCase {
     }
 
     func testWithoutTidyingUpTheWALIsFoldedInAtFourTimesAsMany() throws {
-        try tracker.createProject(name: "Writing", color: "", category: "")
-        let id = try tracker.addSession(project: 1, start: clock.time - 7200, duration: "1h", note: "")
+        let id = try aSessionToChange()
         var most: Int32 = 0
         for n in 1...1500 {
             try tracker.setNote(session: id, note: "note \(n)")

@@ -16,6 +16,12 @@ class KeeperTestCase: XCTestCase {
         home = try DataHome(directory: folder.path, clock: clock)
     }
 
+    /// A project "Writing" and a finished session of an hour in it, to change again and again.
+    func aSessionToChange() throws -> SessionID {
+        try tracker.createProject(name: "Writing", color: "", category: "")
+        return try tracker.addSession(project: 1, start: clock.time - 7200, duration: "1h", note: "")
+    }
+
     override func tearDown() {
         home = nil
         folder.remove()

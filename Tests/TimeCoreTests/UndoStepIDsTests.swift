@@ -14,8 +14,7 @@ final class UndoStepIDsTests: KeeperTestCase {
     private func newestID() throws -> Int64 { try XCTUnwrap(tracker.history(count: 1).first?.id) }
 
     func testTheHistoryShowsTheNewestHundredWhateverTheTableHolds() throws {
-        try tracker.createProject(name: "Writing", color: "", category: "")
-        let id = try tracker.addSession(project: 1, start: clock.time - 7200, duration: "1h", note: "")
+        let id = try aSessionToChange()
         var most: Int64 = 0
         for n in 1...250 {
             try tracker.setNote(session: id, note: "n\(n)")
