@@ -20,18 +20,33 @@ PING = "floor: D-Bus Ping to the agent"
 
 
 def rounds(path):
-    found, current = [], {}
+    """The rounds of a log, by history size (the metric's `N sessions, ` prefix)."""
+    found, current = {}, {}
     with open(path, encoding="utf-8") as lines:
         for line in lines:
             fields = line.rstrip("\n").split("\t")
             if len(fields) < 3:
                 continue
-            call = fields[0].split(", ", 1)[-1]
+            size, _, call = fields[0].partition(", ")
             current[call] = (int(fields[2]) - int(fields[1])) / 1e6
             if call == FLUSH:
-                found.append(current)
+                found.setdefault(size, []).append(current)
                 current = {}
     return found
+
+
+def report(label, found, threshold):
+    every = [r for r in found if FLUSH in r and PING in r]
+    for mode, pick in (("fast", lambda r: r[FLUSH] < threshold), ("slow", lambda r: r[FLUSH] >= threshold)):
+        chosen = [r for r in every if pick(r)]
+        if len(chosen) < 10:
+            print(f"{label}: {mode} disk: {len(chosen)} rounds, too few")
+            continue
+        calls = [c for c in chosen[0] if not c.startswith("floor")]
+        flush, ping = statistics.median(r[FLUSH] for r in chosen), statistics.median(r[PING] for r in chosen)
+        ratios = "  ".join(f"{c.split(',')[0]} {statistics.median(r[c] / (r[FLUSH] + r[PING]) for r in chosen if c in r):.2f}×"
+                           for c in calls)
+        print(f"{label}: {mode} disk, {len(chosen)} rounds, flush {flush:.3f} ms, Ping {ping:.3f} ms: {ratios}")
 
 
 def main():
@@ -40,17 +55,8 @@ def main():
     parser.add_argument("--threshold", type=float, default=0.3, help="a fast flush takes less (ms; 0.3)")
     arguments = parser.parse_args()
     for path in arguments.logs:
-        every = [r for r in rounds(path) if FLUSH in r and PING in r]
-        for mode, pick in (("fast", lambda r: r[FLUSH] < arguments.threshold), ("slow", lambda r: r[FLUSH] >= arguments.threshold)):
-            chosen = [r for r in every if pick(r)]
-            if len(chosen) < 10:
-                print(f"{path}: {mode} disk: {len(chosen)} rounds, too few")
-                continue
-            calls = [c for c in chosen[0] if not c.startswith("floor")]
-            floor = statistics.median(r[FLUSH] for r in chosen), statistics.median(r[PING] for r in chosen)
-            ratios = "  ".join(f"{c.split(',')[0]} {statistics.median(r[c] / (r[FLUSH] + r[PING]) for r in chosen if c in r):.2f}×"
-                               for c in calls)
-            print(f"{path}: {mode} disk, {len(chosen)} rounds, flush {floor[0]:.3f} ms, Ping {floor[1]:.3f} ms: {ratios}")
+        for size, found in rounds(path).items():
+            report(f"{path}, {size}", found, arguments.threshold)
 
 
 if __name__ == "__main__":
