@@ -4,9 +4,9 @@
 /// a Pause's one UPDATE took twice the instructions with its trigger. So with sync off they are
 /// not in the store at all, and with sync on they are all there (`matchSyncSetting`, at every
 /// open of a store); the change that sets a sync folder (`enableSync`, a sync engine's start)
-/// makes them first, before anything else is written, and `disableSync` drops them. Their WHEN clauses stay and still decide:
-/// a trigger present while sync is off notes nothing. A migration that touches one says
-/// `IF EXISTS`.
+/// makes them first, before anything else is written, and `disableSync` drops them. Their WHEN
+/// clauses stay and still decide: a trigger present while sync is off notes nothing. A migration
+/// that touches one says `IF EXISTS`.
 enum SyncTriggers {
     /// The triggers' names and definitions as the migrations leave them in a new store.
     static func definitions() throws -> [(name: String, sql: String)] {
