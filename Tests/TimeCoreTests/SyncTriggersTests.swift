@@ -26,6 +26,8 @@ final class SyncTriggersTests: SyncTestCase {
     func testTheTriggersAreThereExactlyWhileSyncIsOn() throws {
         let expected = try freshStoreTriggers()
         XCTAssertEqual(expected.count, 16, "v10's twelve, v13's of a session's focus and v14's three of the shared settings")
+        XCTAssertEqual(try SyncTriggers.definitions().count, expected.count)
+        XCTAssertEqual(SyncTriggers.count, expected.count, "the count a start with sync on compares with")
         var laptop: DataHome? = try home("laptop")
         XCTAssertEqual(try triggers(laptop!), [], "sync off: none")
         try laptop!.tracker.createProject(name: "Writing", color: "", category: "")

@@ -33,6 +33,8 @@ extension Store {
     func checkpointIfDue(at frames: Int32 = Store.checkpointFrames) {
         guard walFrames >= frames else { return }
         database.walFrameCount.frames = 0
+        // A checkpoint that fails (a full disk) loses nothing: the WAL is part of the store, and
+        // the next commit counts its frames again, so the next tidy-up tries again.
         try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
     }
 }
