@@ -46,7 +46,7 @@ public final class SnapshotKeeper: ChangeRecorder {
     var nodeCache: [String: [String: SnapshotFormat.ChunkReference]] = [:]
     var tops: [Int: [SnapshotFormat.ChunkReference]] = [:]
     /// True until the chunk tree matches the store: the first recorded change then reads every day.
-    private var needsFullRecord = true
+    var needsFullRecord = true
     /// Today's finished sessions, by id, are kept in the payload except for whole blocks of this
     /// many, which go into the day's chunk: a busy day's payload stays small, and only every
     /// 32nd session finished pays for rewriting a chunk.
@@ -54,10 +54,10 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// The UTC day whose finished sessions the newest recorded payload holds itself (nil: none
     /// known); the ids of that day's sessions its day's chunk holds instead (nil: not known);
     /// the first id held inline; and the inline sessions serialized, kept while they do not change.
-    private var inlineDay: String?
-    private var chunkedOfInlineDay: [Int64]?
+    var inlineDay: String?
+    var chunkedOfInlineDay: [Int64]?
     private var firstInlineID = Int64.max
-    private var inlineCache: String?
+    var inlineCache: String?
     /// The inline sessions serialized one by one, by id (SnapshotKeeper+Inline.swift).
     var inlineParts: [Int64: String] = [:]
     /// Today's finished sessions' ids, kept between changes (SnapshotKeeper+TodaysIDs.swift), and
@@ -86,8 +86,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     private let slots: SnapshotSlots
     /// The highest sequence number used so far (kept files and slots), never reused; and the
     /// one whose snapshot the slots hold durably.
-    private var lastSequence = 0
-    private var durableSequence = 0
+    var lastSequence = 0
+    var durableSequence = 0
     /// Bytes that travel with each change's slot, outside the state (sync's outbox); asked for
     /// only when a slot is written. Until someone sets it, what the newest slot carried at start
     /// travels on, so that no change made before sync starts drops it.
@@ -133,58 +133,16 @@ public final class SnapshotKeeper: ChangeRecorder {
         }.sorted { $0.sequence < $1.sequence }
     }
 
-    /// Makes the chunk tree match the snapshot the store says it was last recorded with, so
-    /// the next change rewrites only what it touches. When no kept snapshot matches (a new or
-    /// migrated store, lost snapshots, an older layout), the next change records every day.
-    public func attach(to store: Store) {
-        needsFullRecord = true
-        payloadParts = nil
-        guard let recorded = try? store.snapshotMark().state,
-              let entry = entries.last(where: { $0.stateHash == recorded }),
-              let header = try? SnapshotFormat.read(try Files.read(entry.path)), header.version == SnapshotFormat.currentVersion,
-              let references = header.payload["chunks"]?.arrayValue, references.count <= 1
-        else { return }
-        var root: SnapshotFormat.ChunkReference?
-        if let reference = references.first {
-            guard let period = reference["period"]?.stringValue, let hash = reference["sha256"]?.stringValue,
-                  let count = reference["sessions"]?.intValue else { return }
-            root = SnapshotFormat.ChunkReference(period: period, sha256: hash, sessions: Int(count))
-        }
-        guard let loaded = ChunkTree.load(root: root, node: indexTable) else { return }
-        // The day the payload kept in itself (all its sessions began that day), so that the
-        // first change of another day moves them into their day's chunk.
-        let inline = header.payload["sessions"]?.arrayValue ?? []
-        var day: String?
-        if let firstStart = inline.first?["start"]?.intValue {
-            day = CivilDate.utcDayKey(firstStart)
-            guard inline.allSatisfy({ $0["start"]?.intValue.map(CivilDate.utcDayKey) == day }) else { return }
-        }
-        tree = loaded
-        // Durable: a start writes back and flushes what the slots carry (repairCarriedChunks),
-        // and every other chunk the tree names was flushed in a batch before.
-        durableTree = loaded
-        tops[entry.sequence] = root.map { [$0] } ?? []
-        inlineDay = day
-        chunkedOfInlineDay = nil
-        inlineCache = nil
-        inlineParts = [:]
-        todaysIDs = nil
-        needsFullRecord = false
-        prepareFiles()
-    }
-
-    public var isAttached: Bool { !needsFullRecord }
-
-    /// Creates the temporary files the next change will write into.
-    public func prepareFiles() {
-        nextSnapshotFile.prepare()
-    }
-
     // MARK: ChangeRecorder
 
     public func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
+        try recordState(of: store, changedDays: changedDays, meanwhile: meanwhile, commitEarly: { _ in false })
+    }
+
+    public func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void,
+                            commitEarly: (SnapshotMark) throws -> Bool) throws {
         do {
-            try record(store, changedDays: changedDays, meanwhile: meanwhile)
+            try record(store, changedDays: changedDays, meanwhile: meanwhile, commitEarly: commitEarly)
         } catch {
             // Half a record must not stay behind: the chunk table, the day kept inline and any
             // file written go back to what the last recorded state had.
@@ -193,7 +151,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         }
     }
 
-    private func record(_ store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
+    private func record(_ store: Store, changedDays: Set<String>, meanwhile: () throws -> Void,
+                        commitEarly: (SnapshotMark) throws -> Bool) throws {
         tidyUp()
         PathTrace.mark("snapshot: tidy up left over")
         var state = Pending(previousTree: tree, previousUnflushed: unflushed, previousEntries: entries,
@@ -205,7 +164,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         // Another connection's commit makes what is kept from the store stale (read once here).
         let dataVersion = try store.database.dataVersion()
         // Another connection committed since the last change: what the store kept may be stale.
-        if payloadParts?.dataVersion != dataVersion {
+        let aloneSinceLastChange = payloadParts?.dataVersion == dataVersion
+        if !aloneSinceLastChange {
             store.forgetKeptReads()
             inlineParts = [:]
         }
@@ -272,7 +232,10 @@ public final class SnapshotKeeper: ChangeRecorder {
         PathTrace.mark("snapshot: payload read and serialised")
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         PathTrace.mark("snapshot: payload checksum")
-        let sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
+        var sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
+        // Never into the slot of the newest durable snapshot (past a sequence a store ahead of
+        // the slots named, or a kept file a power cut left without its slot).
+        if durableSequence > 0 && sequence % SnapshotSlots.count == durableSequence % SnapshotSlots.count { sequence += 1 }
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
 
         if entries.last?.stateHash == stateHash && slotAttachmentPending?() != true {
@@ -311,10 +274,19 @@ public final class SnapshotKeeper: ChangeRecorder {
         // one rolls forward): one statement for both. Written with the transaction's other work
         // that the snapshot does not hold while the slot's bytes go to the disk.
         let mark = SnapshotMark(state: stateHash, sequence: entries.last?.sequence ?? 0)
-        func rest() throws {
+        pendingMark = mark
+        func rest(committingEarly: Bool) throws {
             try meanwhile()
             try store.setSnapshotMark(mark)
             PathTrace.mark("snapshot: meta rows")
+            // The commit, too, while the disk takes the slot's bytes: a flush that then fails
+            // has the caller take the change back (Tracker+TakeBack.swift). Only when the mark
+            // before is known (no other connection wrote since this keeper's last change) and
+            // nothing else rides on the slot (sync's outbox, whose records a taken-back change
+            // would leave stamped), so that a take-back restores the store exactly.
+            if committingEarly, aloneSinceLastChange, let before = committedMark, try commitEarly(before) {
+                PathTrace.mark("SQLite: COMMIT, while the slot is written")
+            }
         }
         if let newest = entries.last, newest.sequence != durableSequence {
             // The chunks the snapshot names that are not known durable travel in its slot, up to
@@ -323,12 +295,13 @@ public final class SnapshotKeeper: ChangeRecorder {
             lastSequence = max(lastSequence, newest.sequence)
             state.slotWritten = (previous: durableSequence, now: newest.sequence)
             pending = state
-            try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: slotAttachment?() ?? [],
-                            whileWritten: rest)
+            let attachment = slotAttachment?() ?? []
+            try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: attachment,
+                            whileWritten: { try rest(committingEarly: attachment.isEmpty) })
             durableSequence = newest.sequence
             PathTrace.mark("slot: read back and compared")
         } else {
-            try rest()
+            try rest(committingEarly: false)
         }
         pending = state
     }
@@ -336,8 +309,14 @@ public final class SnapshotKeeper: ChangeRecorder {
     public func changeCommitted() {
         guard pending != nil else { return }
         pending = nil
+        committedMark = pendingMark
         tidyUpDue = true
     }
+
+    /// The snapshot mark of the store's last commit, as this keeper knows it (nil: not known);
+    /// and the one the change under way writes.
+    var committedMark: SnapshotMark?
+    private var pendingMark: SnapshotMark?
 
     /// Set when a change left old snapshots to remove and files to prepare.
     var tidyUpDue = false
