@@ -80,7 +80,6 @@ final class UndoHistory {
     // MARK: Recording steps (inside the change gate's transaction)
 
     func beginStep() throws {
-        finished = nil
         givenDescription = nil
         recording?.stop()
         recording = nil
@@ -88,7 +87,6 @@ final class UndoHistory {
     }
 
     func abandonStep() {
-        finished = nil
         recording?.stop()
         recording = nil
         givenDescription = nil
@@ -106,20 +104,16 @@ final class UndoHistory {
         let given = givenDescription
         givenDescription = nil
         let changeset = try recording.changeset()
-        guard !changeset.isEmpty else {
-            finished = FinishedStep(id: nil, changeset: changeset)
-            return nil
-        }
+        guard !changeset.isEmpty else { return nil }
         let description = try given ?? describe(changeset)
         // NULL: SQLite's id, one past the newest step's.
         var stepID = SQLValue.null
-        var removedOthers = false
         if mayHoldUndone {
             // The undone steps go; the new one takes an id past theirs, so that no id is given
             // twice (the Stop notification's Undo names its step by id).
             let newest = try database.queryFirst("SELECT max(id) FROM undo_steps") { $0.optionalInt(0) } ?? nil
             try database.run("DELETE FROM undo_steps WHERE undone = 1")
-            if database.changes > 0, let newest { stepID = .integer(newest + 1); removedOthers = true }
+            if database.changes > 0, let newest { stepID = .integer(newest + 1) }
             mayHoldUndone = false
         }
         try database.insertBlobRow(
@@ -130,28 +124,8 @@ final class UndoHistory {
             // Ids have gaps (undone steps that a change removed): count rows, not ids.
             try database.run("DELETE FROM undo_steps WHERE id < (SELECT id FROM undo_steps ORDER BY id DESC LIMIT 1 OFFSET ?)",
                              .integer(Int64(UndoHistory.kept - 1)))
-            removedOthers = removedOthers || database.changes > 0
         }
-        if !removedOthers { finished = FinishedStep(id: id, changeset: changeset) }
         return id
-    }
-
-    /// The step the last `finishStep` wrote and what it recorded, when that row is all it wrote
-    /// of the history (no undone or old steps removed): such a change can be taken back exactly.
-    struct FinishedStep {
-        /// Nil when the change changed no recorded row (no step was written).
-        let id: Int64?
-        let changeset: Changeset
-    }
-    private(set) var finished: FinishedStep?
-
-    /// Puts back the rows `step`'s change wrote, exactly (no high-water mark kept), and removes
-    /// its step: a change committed before its flush, which then failed (Tracker+TakeBack.swift).
-    /// Inside the caller's transaction.
-    func takeBack(_ step: FinishedStep) throws {
-        finished = nil
-        try step.changeset.inverted().apply(to: database, highWaterKeys: [])
-        if let id = step.id { try database.run("DELETE FROM undo_steps WHERE id = ?", .integer(id)) }
     }
 
     // MARK: Reading

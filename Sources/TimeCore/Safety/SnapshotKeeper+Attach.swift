@@ -8,11 +8,11 @@ extension SnapshotKeeper {
         needsFullRecord = true
         payloadParts = nil
         let storeMark = try? store.snapshotMark()
-        committedMark = storeMark
-        // A store can be ahead of every slot that verifies: a change commits while its slot's
-        // bytes go to the disk, and a power cut can keep the commit and not the slot. No sequence
-        // it named is used again, and its state is recorded anew (below: not attached), so the
-        // next change starts from a durable one.
+        // A store can name a sequence past every slot that verifies: the slots were lost or
+        // damaged, or the snapshot folder was emptied. No sequence it named is used again (under
+        // it, a change whose commit a power cut then took would leave the store naming that
+        // change's own sequence, and a start would find nothing newer to roll forward to), and
+        // its state is recorded anew at this start (not attached), not only by the next change.
         let storeSequence = storeMark?.sequence ?? 0
         lastSequence = max(lastSequence, storeSequence)
         guard storeSequence <= durableSequence else { return }

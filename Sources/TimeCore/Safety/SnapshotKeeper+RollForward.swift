@@ -1,9 +1,8 @@
 /// The start-up half of "one flush per change": SQLite commits without flushing
-/// (`synchronous=NORMAL`), so a power cut can take the last commits with it, but never the
-/// snapshots of acknowledged ones, which were flushed before the answer. Each commit names the
-/// kept snapshot it goes with (its `SnapshotMark`); a store that names an older one than the
-/// newest kept is rolled forward from the newest that verifies. (A store can also be ahead of
-/// every slot: a change commits while its slot goes to the disk. SnapshotKeeper.attach.)
+/// (`synchronous=NORMAL`), so a power cut can take the last commits with it, but never their
+/// snapshots, which were flushed before the commit. Each commit names the kept snapshot it goes
+/// with (its `SnapshotMark`); a store that names an older one than the newest kept is rolled
+/// forward from the newest that verifies.
 extension SnapshotKeeper {
     /// Every snapshot a start can restore from, oldest first: the kept files and the slots that
     /// verify (a slot holds the newest state even when a power cut took its kept file).

@@ -136,13 +136,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     // MARK: ChangeRecorder
 
     public func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
-        try recordState(of: store, changedDays: changedDays, meanwhile: meanwhile, commitEarly: { _ in false })
-    }
-
-    public func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void,
-                            commitEarly: (SnapshotMark) throws -> Bool) throws {
         do {
-            try record(store, changedDays: changedDays, meanwhile: meanwhile, commitEarly: commitEarly)
+            try record(store, changedDays: changedDays, meanwhile: meanwhile)
         } catch {
             // Half a record must not stay behind: the chunk table, the day kept inline and any
             // file written go back to what the last recorded state had.
@@ -151,8 +146,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         }
     }
 
-    private func record(_ store: Store, changedDays: Set<String>, meanwhile: () throws -> Void,
-                        commitEarly: (SnapshotMark) throws -> Bool) throws {
+    private func record(_ store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
         tidyUp()
         PathTrace.mark("snapshot: tidy up left over")
         var state = Pending(previousTree: tree, previousUnflushed: unflushed, previousEntries: entries,
@@ -164,8 +158,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         // Another connection's commit makes what is kept from the store stale (read once here).
         let dataVersion = try store.database.dataVersion()
         // Another connection committed since the last change: what the store kept may be stale.
-        let aloneSinceLastChange = payloadParts?.dataVersion == dataVersion
-        if !aloneSinceLastChange {
+        if payloadParts?.dataVersion != dataVersion {
             store.forgetKeptReads()
             inlineParts = [:]
         }
@@ -233,8 +226,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
         PathTrace.mark("snapshot: payload checksum")
         var sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
-        // Never into the slot of the newest durable snapshot (past a sequence a store ahead of
-        // the slots named, or a kept file a power cut left without its slot).
+        // Never into the slot of the newest durable snapshot (past a sequence that a store ahead
+        // of the slots named, or a kept file written before its slot).
         if durableSequence > 0 && sequence % SnapshotSlots.count == durableSequence % SnapshotSlots.count { sequence += 1 }
         let path = directory + "/" + SnapshotKeeper.fileName(sequence: sequence, stateHash: stateHash)
 
@@ -274,19 +267,10 @@ public final class SnapshotKeeper: ChangeRecorder {
         // one rolls forward): one statement for both. Written with the transaction's other work
         // that the snapshot does not hold while the slot's bytes go to the disk.
         let mark = SnapshotMark(state: stateHash, sequence: entries.last?.sequence ?? 0)
-        pendingMark = mark
-        func rest(committingEarly: Bool) throws {
+        func rest() throws {
             try meanwhile()
             try store.setSnapshotMark(mark)
             PathTrace.mark("snapshot: meta rows")
-            // The commit, too, while the disk takes the slot's bytes: a flush that then fails
-            // has the caller take the change back (Tracker+TakeBack.swift). Only when the mark
-            // before is known (no other connection wrote since this keeper's last change) and
-            // nothing else rides on the slot (sync's outbox, whose records a taken-back change
-            // would leave stamped), so that a take-back restores the store exactly.
-            if committingEarly, aloneSinceLastChange, let before = committedMark, try commitEarly(before) {
-                PathTrace.mark("SQLite: COMMIT, while the slot is written")
-            }
         }
         if let newest = entries.last, newest.sequence != durableSequence {
             // The chunks the snapshot names that are not known durable travel in its slot, up to
@@ -295,13 +279,12 @@ public final class SnapshotKeeper: ChangeRecorder {
             lastSequence = max(lastSequence, newest.sequence)
             state.slotWritten = (previous: durableSequence, now: newest.sequence)
             pending = state
-            let attachment = slotAttachment?() ?? []
-            try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: attachment,
-                            whileWritten: { try rest(committingEarly: attachment.isEmpty) })
+            try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: slotAttachment?() ?? [],
+                            whileWritten: rest)
             durableSequence = newest.sequence
             PathTrace.mark("slot: read back and compared")
         } else {
-            try rest(committingEarly: false)
+            try rest()
         }
         pending = state
     }
@@ -309,14 +292,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     public func changeCommitted() {
         guard pending != nil else { return }
         pending = nil
-        committedMark = pendingMark
         tidyUpDue = true
     }
-
-    /// The snapshot mark of the store's last commit, as this keeper knows it (nil: not known);
-    /// and the one the change under way writes.
-    var committedMark: SnapshotMark?
-    private var pendingMark: SnapshotMark?
 
     /// Set when a change left old snapshots to remove and files to prepare.
     var tidyUpDue = false

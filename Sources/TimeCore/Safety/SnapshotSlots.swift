@@ -95,9 +95,8 @@ final class SnapshotSlots {
             }
             written += count
         }
-        // The disk starts on the bytes now, while the caller's other work runs (`whileWritten`:
-        // the undo step, the mark, and the commit when the change can be taken back); the flush
-        // then waits for less. Nothing is promised before it returns.
+        // The disk starts on the bytes now, while the caller's other work runs (`whileWritten`);
+        // the flush then waits for less. Nothing is promised before it returns.
         _ = time_start_writeback(fd, 0, off_t(bytes.count))
         PathTrace.mark("slot: write")
         try whileWritten()

@@ -36,8 +36,8 @@ public final class Store {
             case .empty, .needsMigration, .upToDate: break
             }
             try database.execute("PRAGMA journal_mode = WAL")
-            // A commit is not flushed: the snapshot flushed before the answer is the durable record,
-            // and a start-up after a power cut rolls the store forward from it (SnapshotKeeper+RollForward).
+            // A commit is not flushed: the snapshot flushed before it is the durable record, and a
+            // start-up after a power cut rolls the store forward from it (SnapshotKeeper+RollForward).
             try database.execute("PRAGMA synchronous = NORMAL")
             // No checkpoint inside a commit: the WAL is folded in after the answer (Store+Checkpoint.swift).
             database.walFrameCount.install(on: database.handle)
