@@ -10,6 +10,13 @@ final class KeptReadsTests: KeeperTestCase {
     private func openReadWhole() throws -> WorkSession? { try tracker.store.allSessions().first { $0.end == nil } }
     private func lastingAwayReadWhole() throws -> AwaySpan? { try tracker.store.awaySpans().last { $0.end == nil } }
 
+    /// A minute later, a Pause (or a Resume), then the check.
+    private func aMinuteLater(pausing: Bool, _ what: String) throws {
+        clock.time += 60
+        if pausing { try tracker.pause() } else { try tracker.resume() }
+        try check(what)
+    }
+
     private func check(_ what: String) throws {
         XCTAssertEqual(try tracker.store.openSession(), try openReadWhole(), what)
         XCTAssertEqual(try tracker.store.currentAwaySpan(), try lastingAwayReadWhole(), what)
@@ -24,12 +31,8 @@ final class KeptReadsTests: KeeperTestCase {
         try tracker.startProject("Writing")
         try check("started")
         for round in 0..<3 {
-            clock.time += 60
-            try tracker.pause()
-            try check("paused, round \(round)")
-            clock.time += 60
-            try tracker.resume()
-            try check("resumed, round \(round)")
+            try aMinuteLater(pausing: true, "paused, round \(round)")
+            try aMinuteLater(pausing: false, "resumed, round \(round)")
         }
         try tracker.addNote("a line")
         try check("a note added")
@@ -60,9 +63,7 @@ final class KeptReadsTests: KeeperTestCase {
         try check("started")
         let readsAfterStart = tracker.store.openSessionReads
         for round in 0..<3 {
-            clock.time += 60
-            try tracker.pause()
-            try check("paused, round \(round)")
+            try aMinuteLater(pausing: true, "paused, round \(round)")
             if round != 1 { clock.time += 60 }  // round 1: resumed in the second it paused
             try tracker.resume()
             try check("resumed, round \(round)")
@@ -81,16 +82,10 @@ final class KeptReadsTests: KeeperTestCase {
         clock.time += 120
         try tracker.pause(at: clock.time - 60)
         try check("paused a minute ago")
-        clock.time += 60
-        try tracker.resume()
-        try check("resumed after a pause moved")
+        try aMinuteLater(pausing: false, "resumed after a pause moved")
         try tracker.startFocus("")
-        clock.time += 60
-        try tracker.pause()
-        try check("paused in a focus phase")
-        clock.time += 60
-        try tracker.resume()
-        try check("resumed in a focus phase")
+        try aMinuteLater(pausing: true, "paused in a focus phase")
+        try aMinuteLater(pausing: false, "resumed in a focus phase")
 
         // A write beside the segment's (here a trigger's, as a later schema might add) is not
         // followed: the session is read again.
@@ -98,9 +93,7 @@ final class KeptReadsTests: KeeperTestCase {
             CREATE TEMP TRIGGER noted AFTER UPDATE OF end ON segments
             BEGIN UPDATE sessions SET note = 'paused' WHERE id = NEW.session_id; END
             """)
-        clock.time += 60
-        try tracker.pause()
-        try check("paused with a trigger writing the session")
+        try aMinuteLater(pausing: true, "paused with a trigger writing the session")
         XCTAssertEqual(try tracker.store.openSession()?.note, "paused")
     }
 
