@@ -132,8 +132,10 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertEqual(try newestState(home).sessions.count, 30)
     }
 
-    /// The payload is the canonical form its checksum stands for: keys in byte order at every
-    /// level, records by id, no white space; awkward text is escaped and reads back the same.
+    /// The payload is the canonical form its checksum stands for: its own keys in their fixed
+    /// order (the parts a change rewrites least first, the open session last), keys in byte order
+    /// at every level below, records by id, no white space; awkward text is escaped and reads
+    /// back the same.
     func testThePayloadIsCanonicalWhateverTheNames() throws {
         let categories = [Category(id: 2, name: "Zürich \"office\""), Category(id: 1, name: "a\\b\u{2028}\u{7f}")]
         let projects = [Project(id: 3, name: "עברית 🚀", color: "#00ff00", categoryID: nil, archived: true),
@@ -151,8 +153,14 @@ final class DataSafetyTests: XCTestCase {
             default: return value
             }
         }
+        let payloadOrder = ["categories", "projects", "settings", "away", "chunks", "sessions", "focus", "openSession"]
         let parsed = try JSON.parse(payload)
-        XCTAssertEqual(canonical(parsed).serialized, payload)
+        guard case .object(let members) = parsed else { return XCTFail("the payload is not an object") }
+        let ordered = JSON.object(members.map { ($0.0, canonical($0.1)) }.sorted {
+            (payloadOrder.firstIndex(of: $0.0) ?? payloadOrder.count) < (payloadOrder.firstIndex(of: $1.0) ?? payloadOrder.count)
+        })
+        XCTAssertEqual(members.map(\.0), ["categories", "projects", "settings", "chunks", "openSession"])
+        XCTAssertEqual(ordered.serialized, payload)
         XCTAssertEqual(parsed["categories"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["a\\b\u{2028}\u{7f}", "Zürich \"office\""])
         XCTAssertEqual(parsed["projects"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["<b>&amp;</b>", "עברית 🚀"])
         XCTAssertEqual(parsed["projects"]?.arrayValue?.last?["categoryId"], .null)

@@ -33,10 +33,25 @@ public enum SHA256 {
         return String(cString: g_checksum_get_string(checksum))
     }
 
-    /// FIPS 180-4's padding around the hardware's block function: the whole blocks straight from
-    /// `bytes`, then the rest, a 1 bit, zeros and the length in bits in one or two more.
+    /// The eight words a digest starts from (FIPS 180-4, H(0)).
+    static let initialState: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+
     private static func hardwareHex(_ bytes: UnsafeRawBufferPointer) -> String {
-        var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+        var state = initialState
+        return hardwareFinish(&state, bytes, hashedAlready: 0)
+    }
+
+    /// Runs whole 64-byte blocks through the hardware's block function.
+    static func hardwareBlocks(_ state: inout [UInt32], _ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count >= 64 else { return }
+        time_sha256_blocks(&state, base.assumingMemoryBound(to: UInt8.self), bytes.count / 64)
+    }
+
+    /// FIPS 180-4's padding around the hardware's block function: `state` has taken the first
+    /// `hashedAlready` bytes of the message (whole blocks) and `bytes` is the rest; the whole
+    /// blocks straight from `bytes`, then its tail, a 1 bit, zeros and the message's length in
+    /// bits in one or two more.
+    static func hardwareFinish(_ state: inout [UInt32], _ bytes: UnsafeRawBufferPointer, hashedAlready: Int) -> String {
         let whole = bytes.count / 64, rest = bytes.count % 64
         var tail = [UInt8](repeating: 0, count: 128)
         if let base = bytes.baseAddress {
@@ -46,7 +61,7 @@ public enum SHA256 {
         }
         tail[rest] = 0x80
         let tailBlocks = rest + 9 <= 64 ? 1 : 2
-        let bits = UInt64(bytes.count) &* 8
+        let bits = UInt64(hashedAlready + bytes.count) &* 8
         for index in 0..<8 { tail[tailBlocks * 64 - 1 - index] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(index))) }
         time_sha256_blocks(&state, tail, tailBlocks)
         let digits = Array("0123456789abcdef".utf8)

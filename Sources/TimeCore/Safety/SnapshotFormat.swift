@@ -2,8 +2,12 @@
 ///
 /// A snapshot file is one JSON object:
 /// `{"createdAt":…,"format":"time-tracker-snapshot","schemaVersion":4,"sha256":"…","payload":{…}}`
-/// where `sha256` is the SHA-256 of the payload's exact bytes, written canonically (sorted keys,
-/// no white space), so it identifies the data state: two equal states have the same hash.
+/// where `sha256` is the SHA-256 of the payload's exact bytes, written canonically (its keys in one
+/// fixed order, no white space), so it identifies the data state: two equal states have the same
+/// hash. The order was the keys' byte order up to 2026-12; since then the parts a change rewrites
+/// least come first and the open session last (`payloadText`), so that a timer change hashes only
+/// the end of the payload (ResumingSHA256). A reader takes the keys in any order, so both read
+/// alike; a state kept by an older version keeps its older name.
 ///
 /// Payload versions move with the store schema:
 /// - v2: categories, projects, settings, `sessions` with `activeSeconds` and `runningSince`, no notes.
@@ -58,7 +62,12 @@ public enum SnapshotFormat {
     // MARK: Writing (v4)
 
     static func file(payload: String, version: Int64 = currentVersion, createdAt: Int64) -> (bytes: [UInt8], stateHash: String) {
-        let hash = SHA256.hex(payload)
+        file(payload: payload, stateHash: SHA256.hex(payload), version: version, createdAt: createdAt)
+    }
+
+    /// The same with the payload's SHA-256 (`stateHash`) computed already.
+    static func file(payload: String, stateHash hash: String, version: Int64 = currentVersion,
+                     createdAt: Int64) -> (bytes: [UInt8], stateHash: String) {
         let text = "{\"createdAt\":\(createdAt),\"format\":\"\(formatName)\",\"schemaVersion\":\(version),\"sha256\":\"\(hash)\",\"payload\":"
             + payload + "}\n"
         return (Array(text.utf8), hash)
@@ -168,7 +177,7 @@ public enum SnapshotFormat {
         return out + "]"
     }
 
-    /// The canonical payload: keys in byte order, the chunk list spliced in already serialized.
+    /// The canonical payload (`payloadText`), the chunk list spliced in already serialized.
     /// Written by hand, objects with their keys already in order: this runs on every change.
     static func payload(categories: [Category], projects: [Project], reminderMinutes: UInt32,
                         openSession: WorkSession?, chunkList: String, todaysSessions: String = "",
@@ -183,30 +192,46 @@ public enum SnapshotFormat {
     /// timer change leaves as they were, so the keeper keeps them serialized) and `settings`.
     static func payload(records: Records, openSession: WorkSession?, chunkList: String, todaysSessions: String,
                         away: String, settings: String, focus: String = "") -> String {
+        payloadText(records: records, openSession: openSession, chunkList: chunkList, todaysSessions: todaysSessions,
+                    away: away, settings: settings, focus: focus).text
+    }
+
+    /// The payload, its parts in the order of how often a change rewrites them: the records and
+    /// settings (almost never), the away spans, the chunk list and today's sessions (a finished
+    /// session), the focus cycle, and last the open session (every timer change). `resumable`:
+    /// where the first two groups end, from where `ResumingSHA256` can take up the hash of a
+    /// payload that begins as the last one did.
+    static func payloadText(records: Records, openSession: WorkSession?, chunkList: String, todaysSessions: String,
+                            away: String, settings: String, focus: String) -> (text: String, resumable: [Int]) {
         var out = ""
         out.reserveCapacity(records.categories.utf8.count + records.projects.utf8.count + chunkList.utf8.count
                             + todaysSessions.utf8.count + away.utf8.count + settings.utf8.count + focus.utf8.count + 1024)
-        out += away.isEmpty ? "{" : "{\"away\":" + away + ","
-        out += "\"categories\":"
+        out += "{\"categories\":"
         out += records.categories
+        out += ",\"projects\":"
+        out += records.projects
+        out += ",\"settings\":"
+        out += settings
+        if !away.isEmpty {
+            out += ",\"away\":"
+            out += away
+        }
+        let settled = out.utf8.count
         out += ",\"chunks\":"
         out += chunkList
+        if !todaysSessions.isEmpty {
+            out += ",\"sessions\":"
+            out += todaysSessions
+        }
+        let finished = out.utf8.count
         if !focus.isEmpty {
             out += ",\"focus\":"
             out += focus
         }
         out += ",\"openSession\":"
         if let openSession { writeSession(openSession, to: &out) } else { out += "null" }
-        out += ",\"projects\":"
-        out += records.projects
-        if !todaysSessions.isEmpty {
-            out += ",\"sessions\":"
-            out += todaysSessions
-        }
-        out += ",\"settings\":"
-        out += settings
         out += "}"
-        return out
+        return (out, [settled, finished])
     }
 
     /// `"gid":"…",` (v8), nothing for a record without one.
@@ -295,108 +320,5 @@ public enum SnapshotFormat {
             return start
         }
         return nil
-    }
-
-    // MARK: Migrations of payloads, one per version step
-
-    /// v2 → v3: every session gets an empty note.
-    static func migrateV2toV3(_ payload: JSON) throws -> JSON {
-        try mapSessions(payload) { session in session + [("note", .string(""))] }
-    }
-
-    /// v3 → v4: the total of active time becomes unrecorded time; a running session's current
-    /// stretch becomes its one open segment.
-    static func migrateV3toV4(_ payload: JSON) throws -> JSON {
-        try mapSessions(payload) { session in
-            let object = JSON.object(session)
-            guard let active = object["activeSeconds"]?.intValue else { throw Failure.malformed("session without activeSeconds") }
-            let runningSince = object["runningSince"]?.intValue
-            let isOpen = object["end"]?.isNull ?? true
-            var result = session.filter { $0.0 != "activeSeconds" && $0.0 != "runningSince" }
-            result.append(("unrecordedSeconds", .int(active)))
-            let segments: [JSON] = (isOpen && runningSince != nil) ? [.array([.int(runningSince!), .null])] : []
-            result.append(("segments", .array(segments)))
-            return result
-        }
-    }
-
-    private static func mapSessions(_ payload: JSON, _ transform: ([(String, JSON)]) throws -> [(String, JSON)]) throws -> JSON {
-        guard case .object(var members) = payload, let index = members.firstIndex(where: { $0.0 == "sessions" }),
-              case .array(let sessions) = members[index].1 else { throw Failure.malformed("no sessions list") }
-        members[index].1 = .array(try sessions.map { session in
-            guard case .object(let fields) = session else { throw Failure.malformed("a session is not an object") }
-            return .object(try transform(fields))
-        })
-        return .object(members)
-    }
-
-    /// Brings a payload of any readable version to the current one.
-    static func migrate(_ payload: JSON, from version: Int64) throws -> JSON {
-        var current = payload
-        if version <= 2 { current = try migrateV2toV3(current) }
-        if version <= 3 { current = try migrateV3toV4(current) }
-        if version <= 4 { current = try migrateV4toV5(current) }
-        if version <= 8 { current = migrateV8toV9(current) }
-        // v5 → v6: a session without `importKey` was not imported; nothing to add.
-        // v6 → v7: the payload is unchanged (the undo history is not part of a snapshot).
-        // v7 → v8: records without `gid` get a new one when they are restored.
-        // v9 → v10: a project without `rateCents` or `weeklyTarget` has none; settings without
-        // `currency`, `weeklyTarget` or `untrackedReminderMinutes` have none (decodePlan).
-        // v10 → v11: a session without `focus` has no focus phases; a payload without `focus`
-        // has the default focus settings and no cycle (decodeFocusData).
-        return current
-    }
-
-    // MARK: Decoding v4
-
-    static func decodeSession(_ json: JSON) throws -> WorkSession {
-        guard let id = json["id"]?.intValue, let project = json["projectId"]?.intValue, let start = json["start"]?.intValue,
-              let endValue = json["end"], let unrecorded = json["unrecordedSeconds"]?.intValue,
-              let note = json["note"]?.stringValue, let segments = json["segments"]?.arrayValue
-        else { throw Failure.malformed("a session lacks a field") }
-        var session = WorkSession(id: id, projectID: project, start: start, end: endValue.isNull ? nil : try integer(endValue),
-                           unrecordedSeconds: unrecorded, note: note, segments: try segments.map { pair in
-            guard let values = pair.arrayValue, values.count == 2, let from = values[0].intValue else {
-                throw Failure.malformed("a segment is not [start, end]")
-            }
-            return Segment(start: from, end: values[1].isNull ? nil : try integer(values[1]))
-        }, importKey: json["importKey"]?.stringValue ?? "")
-        session.globalID = json["gid"]?.stringValue ?? ""
-        session.focus = try decodeFocusSpans(json["focus"])
-        return session
-    }
-
-    private static func integer(_ json: JSON) throws -> Int64 {
-        guard let value = json.intValue else { throw Failure.malformed("expected a number") }
-        return value
-    }
-
-    /// The full state of a v4 payload; chunk files are read through `chunk(sha256)`.
-    static func state(from payload: JSON, chunk: (String) throws -> [UInt8]) throws -> DataState {
-        guard let categoryList = payload["categories"]?.arrayValue, let projectList = payload["projects"]?.arrayValue,
-              let minutes = payload["settings"]?["reminderMinutes"]?.intValue
-        else { throw Failure.malformed("missing categories, projects or settings") }
-        let categories = try categoryList.map { json -> Category in
-            guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue else { throw Failure.malformed("bad category") }
-            return Category(id: id, name: name, globalID: json["gid"]?.stringValue ?? "")
-        }
-        let projects = try projectList.map { json -> Project in
-            guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue, let color = json["color"]?.stringValue,
-                  let archived = json["archived"]?.boolValue, let category = json["categoryId"]
-            else { throw Failure.malformed("bad project") }
-            var project = Project(id: id, name: name, color: color, categoryID: category.isNull ? nil : try integer(category),
-                                  archived: archived, globalID: json["gid"]?.stringValue ?? "")
-            try decodePlan(json, into: &project)
-            return project
-        }
-        var sessions: [WorkSession] = []
-        if let inline = payload["sessions"]?.arrayValue { sessions += try inline.map(decodeSession) }
-        if let open = payload["openSession"], !open.isNull { sessions.append(try decodeSession(open)) }
-        sessions += try chunkSessions(payload["chunks"]?.arrayValue ?? [], chunk: chunk)
-        guard minutes >= 0 && minutes <= Int64(Tracker.maximumReminderMinutes) else { throw Failure.malformed("bad settings") }
-        return DataState(categories: categories, projects: projects, sessions: sessions, reminderMinutes: UInt32(minutes),
-                         away: try decodeAway(payload["away"]),
-                         dataID: payload["settings"]?["dataId"]?.stringValue ?? "",
-                         plans: try decodePlanSettings(payload["settings"]), focus: try decodeFocusData(payload["focus"]))
     }
 }

@@ -66,6 +66,9 @@ public final class SnapshotKeeper: ChangeRecorder {
     var todaysIDsWereKept = false
     /// The payload's parts as the last change read them, with the write counts they were read at.
     var payloadParts: PayloadParts?
+    /// The payload's hash, taken up where the last payload's bytes are repeated (no state: the
+    /// bytes are compared each time, so nothing here can go stale).
+    var payloadHasher = ResumingSHA256()
     struct Pending {
         var previousTree: ChunkTree
         var previousUnflushed: [String: (period: String, bytes: [UInt8])]
@@ -219,12 +222,14 @@ public final class SnapshotKeeper: ChangeRecorder {
         // Read from the store again only where it was written since the last change (PayloadParts).
         let parts = try PayloadParts.current(in: store, kept: payloadParts, dataVersion: dataVersion)
         payloadParts = parts
-        let payload = SnapshotFormat.payload(
+        let payload = SnapshotFormat.payloadText(
             records: parts.records, openSession: try store.openSession(), chunkList: chunkList,
             todaysSessions: inlineCache ?? "", away: parts.away, settings: parts.settings, focus: parts.focus)
         PathTrace.mark("snapshot: payload read and serialised")
-        let (bytes, stateHash) = SnapshotFormat.file(payload: payload, createdAt: clock.now())
+        let payloadHash = payloadHasher.hex(payload.text, resumable: payload.resumable)
         PathTrace.mark("snapshot: payload checksum")
+        let (bytes, stateHash) = SnapshotFormat.file(payload: payload.text, stateHash: payloadHash, createdAt: clock.now())
+        PathTrace.mark("snapshot: the file's bytes")
         var sequence = max(entries.last?.sequence ?? 0, lastSequence) + 1
         // Never into the slot of the newest durable snapshot (past a sequence that a store ahead
         // of the slots named, or a kept file written before its slot).
