@@ -68,9 +68,14 @@ public enum SnapshotFormat {
     /// The same with the payload's SHA-256 (`stateHash`) computed already.
     static func file(payload: String, stateHash hash: String, version: Int64 = currentVersion,
                      createdAt: Int64) -> (bytes: [UInt8], stateHash: String) {
-        let text = "{\"createdAt\":\(createdAt),\"format\":\"\(formatName)\",\"schemaVersion\":\(version),\"sha256\":\"\(hash)\",\"payload\":"
-            + payload + "}\n"
-        return (Array(text.utf8), hash)
+        let header = "{\"createdAt\":\(createdAt),\"format\":\"\(formatName)\",\"schemaVersion\":\(version),\"sha256\":\"\(hash)\",\"payload\":"
+        // Bytes from the start (one copy of the payload, not a string joined and then copied).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(header.utf8.count + payload.utf8.count + 2)
+        bytes.append(contentsOf: header.utf8)
+        bytes.append(contentsOf: payload.utf8)
+        bytes.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
+        return (bytes, hash)
     }
 
     /// A session's canonical JSON; the keys are written in their sorted order by hand, since

@@ -30,6 +30,10 @@ final class SnapshotSlots {
 
     let directory: String
     private var descriptors: [Int32] = []
+    /// Each slot's path, and the device and inode its open descriptor has (which never change
+    /// while it is open): a change checks the path against them with one `stat`.
+    private var paths: [String] = []
+    private var identities: [(device: dev_t, inode: ino_t)] = []
 
     static func path(_ directory: String, _ index: Int) -> String { directory + "/slot-\(index).snapshot" }
 
@@ -46,6 +50,13 @@ final class SnapshotSlots {
                 throw FileError("open", path)
             }
             descriptors.append(fd)
+            var opened = stat()
+            guard fstat(fd, &opened) == 0 else {
+                descriptors.forEach { close($0) }
+                throw FileError("open", path)
+            }
+            paths.append(path)
+            identities.append((opened.st_dev, opened.st_ino))
             if !existed {
                 guard fsync(fd) == 0 else { throw FileError("flush to disk", path) }
                 created = true
@@ -63,7 +74,7 @@ final class SnapshotSlots {
                attachment: [UInt8] = [], whileWritten: () throws -> Void = {}) throws {
         if let code = Files.injectedWriteFailure { throw FileError("write", directory, code: code) }
         let index = sequence % SnapshotSlots.count
-        let path = SnapshotSlots.path(directory, index)
+        let path = paths[index]
         let parts = attachment.isEmpty ? carried : carried + [(sha256: SnapshotSlots.attachmentName, bytes: attachment)]
         let payload = try SnapshotFormat.payloadRange(in: snapshot)
         var body = snapshot
@@ -114,14 +125,13 @@ final class SnapshotSlots {
         // The file written is the one a start will read: the slot's path still names it (a
         // snapshot folder moved or replaced since the slots were opened would take the change's
         // only durable record with it).
-        try checkStillAtItsPath(fd, path)
+        try checkStillAtItsPath(index)
     }
 
-    private func checkStillAtItsPath(_ fd: Int32, _ path: String) throws {
-        var open = stat(), named = stat()
-        guard fstat(fd, &open) == 0 else { throw FileError("verify", path) }
-        guard stat(path, &named) == 0 else { throw FileError("verify", path) }
-        guard open.st_dev == named.st_dev && open.st_ino == named.st_ino else { throw FileError("verify", path, code: ESTALE) }
+    private func checkStillAtItsPath(_ index: Int) throws {
+        var named = stat()
+        guard stat(paths[index], &named) == 0 else { throw FileError("verify", paths[index]) }
+        guard identities[index] == (named.st_dev, named.st_ino) else { throw FileError("verify", paths[index], code: ESTALE) }
     }
 
     /// The buffer the slots are read back into, grown to the longest snapshot written.
