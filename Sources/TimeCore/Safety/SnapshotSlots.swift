@@ -77,24 +77,35 @@ final class SnapshotSlots {
         let path = paths[index]
         let parts = attachment.isEmpty ? carried : carried + [(sha256: SnapshotSlots.attachmentName, bytes: attachment)]
         let payload = try SnapshotFormat.payloadRange(in: snapshot)
-        var body = snapshot
         var covered = Array(snapshot[..<payload.lowerBound]) + snapshot[payload.upperBound...]
         var digests: [String: (bytes: [UInt8], sha256: String)] = [:]
+        var lines: [[UInt8]] = []
+        var bodyLength = snapshot.count
         for part in parts {
             // A part carried by the change before is not hashed again (the same bytes: one compare).
             let kept = partDigests[part.sha256]
             let digest = kept.flatMap { $0.bytes == part.bytes ? $0.sha256 : nil } ?? SHA256.hex(part.bytes)
             digests[part.sha256] = (part.bytes, digest)
             let line = Array("\(part.sha256) \(part.bytes.count) \(digest)\n".utf8)
-            body += line
-            body += part.bytes
+            lines.append(line)
+            bodyLength += line.count + part.bytes.count
             covered += line
         }
         partDigests = digests
-        let checksum = SHA256.hex(SnapshotSlots.checksummedHeader(sequence: sequence, length: body.count, snapshotLength: snapshot.count) + covered)
-        var header = Array("\(SnapshotSlots.magic) \(sequence) \(body.count) \(checksum) \(snapshot.count)".utf8)
-        header += [UInt8](repeating: UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count) + [UInt8(ascii: "\n")]
-        let bytes = header + body
+        let checksum = SHA256.hex(SnapshotSlots.checksummedHeader(sequence: sequence, length: bodyLength, snapshotLength: snapshot.count) + covered)
+        let header = Array("\(SnapshotSlots.magic) \(sequence) \(bodyLength) \(checksum) \(snapshot.count)".utf8)
+        // The slot's bytes put together once: the header padded to its size, the snapshot, each
+        // part after its line.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(SnapshotSlots.headerSize + bodyLength)
+        bytes += header
+        bytes += repeatElement(UInt8(ascii: " "), count: SnapshotSlots.headerSize - 1 - header.count)
+        bytes.append(UInt8(ascii: "\n"))
+        bytes += snapshot
+        for (line, part) in zip(lines, parts) {
+            bytes += line
+            bytes += part.bytes
+        }
         PathTrace.mark("slot: body and its checksum")
         let fd = descriptors[index]
         var written = 0
