@@ -28,29 +28,28 @@ struct ResumingSHA256 {
             lastResumed = 0
             return SHA256.hex(bytes)
         }
-        do {
-            // The furthest kept place whose bytes this message repeats.
-            var start = (length: 0, state: SHA256.initialState)
-            for place in kept.reversed() where place.length <= bytes.count {
-                let same = prefix.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, place.length) == 0 }
-                if same { start = place; break }
-            }
-            var places = kept.filter { $0.length <= start.length }
-            var state = start.state
-            var at = start.length
-            for offset in resumable {
-                let cut = min(offset, bytes.count) / 64 * 64
-                guard cut > at else { continue }
-                SHA256.hardwareBlocks(&state, UnsafeRawBufferPointer(rebasing: bytes[at..<cut]))
-                at = cut
-                places.append((at, state))
-            }
-            if at > start.length { prefix = Array(bytes[0..<at]) }
-            kept = places
-            lastResumed = start.length
-            lastHashed = bytes.count - start.length
-            return SHA256.hardwareFinish(&state, UnsafeRawBufferPointer(rebasing: bytes[at...]), hashedAlready: at)
+        // The furthest kept place whose bytes this message repeats; the places past it go.
+        var valid = kept.count
+        while valid > 0 {
+            let length = kept[valid - 1].length
+            if length <= bytes.count, prefix.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, length) == 0 }) { break }
+            valid -= 1
         }
+        kept.removeSubrange(valid...)
+        var state = kept.last?.state ?? SHA256.initialState
+        let resumed = kept.last?.length ?? 0
+        var at = resumed
+        for offset in resumable {
+            let cut = min(offset, bytes.count) / 64 * 64
+            guard cut > at else { continue }
+            SHA256.hardwareBlocks(&state, UnsafeRawBufferPointer(rebasing: bytes[at..<cut]))
+            at = cut
+            kept.append((at, state))
+        }
+        if at > resumed { prefix = Array(bytes[0..<at]) }
+        lastResumed = resumed
+        lastHashed = bytes.count - resumed
+        return SHA256.hardwareFinish(&state, UnsafeRawBufferPointer(rebasing: bytes[at...]), hashedAlready: at)
     }
 
     /// Forgets every kept place (nothing is resumed until the next message has been hashed).

@@ -69,7 +69,21 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// The payload's hash, taken up where the last payload's bytes are repeated (no state: the
     /// bytes are compared each time, so nothing here can go stale).
     var payloadHasher = ResumingSHA256()
-    struct Pending {
+    /// What a change in recording would have to undo if refused: the keeper's state before it,
+    /// and what it wrote so far. One object, shared by `record` and `pending` (a class: a change
+    /// hands it around often, and copying its trees each time showed in the profile).
+    final class Pending {
+        init(previousTree: ChunkTree, previousUnflushed: [String: (period: String, bytes: [UInt8])], previousEntries: [Entry],
+             previousNeedsFullRecord: Bool, previousInlineDay: String?, previousDurableTree: ChunkTree,
+             previousRetiredRoots: [SnapshotFormat.ChunkReference]) {
+            self.previousTree = previousTree
+            self.previousUnflushed = previousUnflushed
+            self.previousEntries = previousEntries
+            self.previousNeedsFullRecord = previousNeedsFullRecord
+            self.previousInlineDay = previousInlineDay
+            self.previousDurableTree = previousDurableTree
+            self.previousRetiredRoots = previousRetiredRoots
+        }
         var previousTree: ChunkTree
         var previousUnflushed: [String: (period: String, bytes: [UInt8])]
         var previousEntries: [Entry]
@@ -77,7 +91,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         var previousInlineDay: String?
         var previousDurableTree: ChunkTree
         var previousRetiredRoots: [SnapshotFormat.ChunkReference]
-        var writtenFiles: [String]
+        var writtenFiles: [String] = []
         var renamed: (from: String, to: String)?
         var slotWritten: (previous: Int, now: Int)?
     }
@@ -154,8 +168,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         PathTrace.mark("snapshot: tidy up left over")
         var state = Pending(previousTree: tree, previousUnflushed: unflushed, previousEntries: entries,
                             previousNeedsFullRecord: needsFullRecord, previousInlineDay: inlineDay,
-                            previousDurableTree: durableTree, previousRetiredRoots: retiredDurableRoots,
-                            writtenFiles: [], renamed: nil)
+                            previousDurableTree: durableTree, previousRetiredRoots: retiredDurableRoots)
         pending = state
         let today = CivilDate.utcDayKey(clock.now())
         // Another connection's commit makes what is kept from the store stale (read once here).
