@@ -55,7 +55,7 @@ final class ChunkTreeTests: FoldersTestCase {
             // What the power cut leaves: none of the chunk files, and a store without its last commit.
             for name in folder.chunks() { Files.remove(folder.snapshots + "/" + name) }
             XCTAssertEqual(try SnapshotKeeper.state(at: folder.snapshots + "/slot-\(slot.sequence % 2).snapshot"), expected)
-            try home.tracker.store.database.execute("UPDATE snapshot_mark SET sequence = 1")
+            try home.tracker.store.database.execute(storeMarkInItsTable + "UPDATE snapshot_mark SET sequence = 1")
             try home.tracker.store.database.execute("DELETE FROM sessions")
         }
         let home = try open(folder)

@@ -107,7 +107,7 @@ final class SlotChecksumTests: FoldersTestCase {
             // What a power cut may leave: the store without its last two commits, the newest kept
             // state file (never flushed) gone.
             try home.tracker.store.database.execute("DELETE FROM sessions")
-            try home.tracker.store.database.execute("UPDATE snapshot_mark SET sequence = \(slot.sequence - 2)")
+            try home.tracker.store.database.execute(storeMarkInItsTable + "UPDATE snapshot_mark SET sequence = \(slot.sequence - 2)")
         }
         for name in Files.list(folder.snapshots) where name.hasPrefix(String(format: "state-%010d-", slot.sequence)) {
             Files.remove(folder.snapshots + "/" + name)

@@ -72,7 +72,7 @@ final class StoreAheadOfTheSlotsTests: KeeperTestCase {
         try aFewChanges()
         let durable = try XCTUnwrap(SnapshotSlots.entries(keeper.directory).last)
         let named = durable.sequence + 7
-        try tracker.store.database.execute("UPDATE snapshot_mark SET sequence = \(named)")
+        try tracker.store.database.execute(storeMarkInItsTable + "UPDATE snapshot_mark SET sequence = \(named)")
 
         home = nil
         home = try DataHome(directory: folder.path, clock: clock)

@@ -295,7 +295,7 @@ final class SyncMergedStateTests: SyncTestCase {
 
 /// SQL that puts a current store's notes back as v8 kept them (one per record, v8's triggers).
 /// Puts the snapshot mark back into `meta` as v14 and before kept it (a store faked back to an older version).
-let withoutV15SnapshotMark = """
+let withoutV15SnapshotMark = withoutV17StepMarks + """
     INSERT INTO meta(key, value) SELECT 'snapshot_state', state FROM snapshot_mark WHERE state IS NOT NULL;
     INSERT INTO meta(key, value) SELECT 'snapshot_sequence', CAST(sequence AS TEXT) FROM snapshot_mark WHERE sequence IS NOT NULL;
     DROP TABLE snapshot_mark;

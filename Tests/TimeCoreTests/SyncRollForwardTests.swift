@@ -36,7 +36,7 @@ final class SyncRollForwardTests: SyncTestCase {
         for suffix in ["-wal", "-shm"] { Files.remove(data + "/time.sqlite" + suffix) }
         do {
             let database = try SQLiteDatabase(path: data + "/time.sqlite", mode: .readWrite)
-            try database.execute("UPDATE snapshot_mark SET state = 'gone'; PRAGMA wal_checkpoint(TRUNCATE);")
+            try database.execute(storeMarkInItsTable + "UPDATE snapshot_mark SET state = 'gone'; PRAGMA wal_checkpoint(TRUNCATE);")
         }
 
         let laptop = try home("laptop")

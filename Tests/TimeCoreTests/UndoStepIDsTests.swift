@@ -70,6 +70,7 @@ final class UndoStepIDsTests: KeeperTestCase {
             let database = try SQLiteDatabase(path: path, mode: .readWrite)
             try database.execute("""
                 BEGIN;
+                \(withoutV17StepMarks)
                 CREATE TABLE undo_steps_v15(
                     id INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL, description TEXT NOT NULL,
                     undone INTEGER NOT NULL DEFAULT 0, changeset BLOB NOT NULL);

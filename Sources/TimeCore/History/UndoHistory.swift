@@ -116,9 +116,11 @@ final class UndoHistory {
             if database.changes > 0, let newest { stepID = .integer(newest + 1) }
             mayHoldUndone = false
         }
+        // The change's snapshot mark, when the keeper has one waiting, rides in the step's row.
+        let mark = store.takeMarkForStep()
         try database.insertBlobRow(
-            "INSERT INTO undo_steps(id, time, description, undone, changeset) VALUES(?, ?, ?, 0, ?)",
-            [stepID, .integer(time), .text(description)], blob: changeset.bytes)
+            "INSERT INTO undo_steps(id, time, description, undone, mark_state, mark_sequence, changeset) VALUES(?, ?, ?, 0, ?, ?, ?)",
+            [stepID, .integer(time), .text(description), mark.state, mark.sequence], blob: changeset.bytes)
         let id = database.lastInsertRowID
         if id % UndoHistory.trimEvery == 0 {
             // Ids have gaps (undone steps that a change removed): count rows, not ids.

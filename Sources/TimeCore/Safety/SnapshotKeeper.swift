@@ -286,6 +286,9 @@ public final class SnapshotKeeper: ChangeRecorder {
         // that the snapshot does not hold while the slot's bytes go to the disk.
         let mark = SnapshotMark(state: stateHash, sequence: entries.last?.sequence ?? 0)
         func rest() throws {
+            // The undo step, if the change writes one, carries the mark (schema v17).
+            store.markForStep = mark
+            defer { store.markForStep = nil }
             try meanwhile()
             try store.setSnapshotMark(mark)
             PathTrace.mark("snapshot: meta rows")

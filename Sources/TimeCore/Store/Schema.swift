@@ -25,10 +25,13 @@
 ///      longer fires the settings' sync triggers.
 /// v16: the undo history's table without AUTOINCREMENT (UndoHistory.swift): its counter in
 ///      `sqlite_sequence` was a page more that every change wrote.
+/// v17: the snapshot mark of a change that writes an undo step goes in the step's row
+///      (`mark_state`, `mark_sequence`; Store+SnapshotMark.swift): `snapshot_mark`'s page was one
+///      of the three WAL frames of a Pause.
 /// Sync's triggers (`sync_notes_…`) are in a store only while sync is on (SyncTriggers.swift): a
 /// migration that drops or remakes one says `IF EXISTS`.
 enum Schema {
-    static let currentVersion: Int64 = 16
+    static let currentVersion: Int64 = 17
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -92,6 +95,7 @@ enum Schema {
         Migration(version: 14, name: "sync notes of rates, targets and shared settings", sql: SyncPlans.notesSchema),
         Migration(version: 15, name: "the snapshot mark out of meta", sql: SnapshotMark.schema),
         Migration(version: 16, name: "undo steps without a counter table", sql: UndoHistory.schemaV16),
+        Migration(version: 17, name: "the snapshot mark in the undo step's row", sql: SnapshotMark.schemaV17),
     ]
 
     enum Status: Equatable {

@@ -10,6 +10,12 @@ public final class Store {
     private(set) var changedDays: Set<String> = []
     /// Ids of the finished sessions the current transaction touched (before and after a change).
     private(set) var changedSessionIDs: Set<SessionID> = []
+    /// The snapshot mark of the change being made, for its undo step to carry, and the mark the
+    /// step took (Store+SnapshotMark.swift). Set and cleared around the step by the keeper.
+    var markForStep: SnapshotMark? {
+        didSet { markTakenByStep = nil }
+    }
+    var markTakenByStep: SnapshotMark?
     /// Rows of `sessions` written through this connection when the current transaction began
     /// (SnapshotKeeper+TodaysIDs.swift: a count that moved since the last recorded change means a
     /// transaction it did not see).
@@ -191,7 +197,7 @@ public final class Store {
 
     /// Empties every table (restoring a snapshot into a fresh store starts from here).
     func removeAll() throws {
-        try database.execute("DELETE FROM segments; DELETE FROM sessions; DELETE FROM projects; DELETE FROM categories; DELETE FROM meta; DELETE FROM snapshot_mark;")
+        try database.execute("DELETE FROM segments; DELETE FROM sessions; DELETE FROM projects; DELETE FROM categories; DELETE FROM meta; DELETE FROM snapshot_mark; UPDATE undo_steps SET mark_state = NULL, mark_sequence = NULL WHERE mark_sequence IS NOT NULL;")
         database.noteRewrite()  // (truncations: the update hook does not see them)
         try setMeta("longest_span", "0")
         knownLongestSpan = 0
