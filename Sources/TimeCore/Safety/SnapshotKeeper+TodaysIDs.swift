@@ -43,7 +43,8 @@ extension SnapshotKeeper {
         let sessionWrites = counts.of(["sessions"])
         if var kept = todaysIDs, kept.holds(store, today: today, dataVersion: version) {
             for id in store.changedSessionIDs {
-                kept.set(id, present: try store.isCompleted(id, inPeriod: today))
+                // The open session (a Pause's, a Resume's, a note's) is known unfinished without a read.
+                kept.set(id, present: store.isKeptOpen(id) ? false : try store.isCompleted(id, inPeriod: today))
             }
             kept.sessionWrites = sessionWrites
             todaysIDs = kept

@@ -43,6 +43,15 @@ extension Store {
         keptOpenSession = KeptRead(value: session, writes: after.of(Store.openSessionTables), rewrites: after.rewrites)
     }
 
+    /// Whether `id` is the open session as kept, still running or paused (nothing is read: false
+    /// when the open session is not kept).
+    func isKeptOpen(_ id: SessionID) -> Bool {
+        let counts = database.writeCounts
+        guard let kept = keptOpenSession, kept.writes == counts.of(Store.openSessionTables), kept.rewrites == counts.rewrites,
+              let session = kept.value else { return false }
+        return session.id == id && session.end == nil
+    }
+
     /// Another connection committed: nothing read before is known to hold (the id high-water
     /// marks neither: its inserts were not seen by this connection's hook).
     func forgetKeptReads() {
