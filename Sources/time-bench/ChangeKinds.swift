@@ -169,15 +169,7 @@ func measureRollForward(data: String, now: Int64) throws -> (current: Double, by
     try loseTheLastCommits(round: 1)
     do {
         let stale = try Store(path: store, create: false)
-        try stale.database.execute("""
-            INSERT OR REPLACE INTO snapshot_mark(id, state, sequence)
-                SELECT 1, state, sequence FROM (
-                    SELECT state, sequence FROM snapshot_mark WHERE id = 1
-                    UNION ALL SELECT mark_state, mark_sequence FROM undo_steps WHERE mark_sequence IS NOT NULL)
-                ORDER BY sequence IS NULL, sequence DESC LIMIT 1;
-            UPDATE undo_steps SET mark_state = NULL, mark_sequence = NULL WHERE mark_sequence IS NOT NULL;
-            UPDATE snapshot_mark SET state = 'not kept';
-            """)  // (the mark moved into its table first: since schema v17 a step's row may hold it)
+        try stale.database.execute(SnapshotMark.gatheredIntoItsTable + "UPDATE snapshot_mark SET state = 'not kept'")
     }
     let wholeState = try start(expecting: "rolled forward")
     return (current, byDays, wholeState)

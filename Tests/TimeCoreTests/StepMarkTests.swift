@@ -18,6 +18,14 @@ final class StepMarkTests: KeeperTestCase {
         }
     }
 
+    private func aPausedSession() throws {
+        try tracker.createProject(name: "Writing", color: "", category: "")
+        clock.time += 60
+        try tracker.startProject("Writing")
+        clock.time += 60
+        try tracker.pause()
+    }
+
     private var keptMark: SnapshotMark {
         SnapshotMark(state: keeper.entries.last?.stateHash, sequence: keeper.entries.last?.sequence)
     }
@@ -45,11 +53,7 @@ final class StepMarkTests: KeeperTestCase {
     }
 
     func testAnUndoAndARedoWriteTheTableAndTheirMarkCounts() throws {
-        try tracker.createProject(name: "Writing", color: "", category: "")
-        clock.time += 60
-        try tracker.startProject("Writing")
-        clock.time += 60
-        try tracker.pause()
+        try aPausedSession()
         let paused = keptMark
         _ = try tracker.undo()
         XCTAssertEqual(try tableMark(), keptMark, "the undo's mark is in snapshot_mark")
@@ -72,11 +76,7 @@ final class StepMarkTests: KeeperTestCase {
     }
 
     func testAMarkSetBelowTheStepsTakesTheirMarksOut() throws {
-        try tracker.createProject(name: "Writing", color: "", category: "")
-        clock.time += 60
-        try tracker.startProject("Writing")
-        clock.time += 60
-        try tracker.pause()
+        try aPausedSession()
         let older = SnapshotMark(state: "an older state", sequence: 1)
         try tracker.store.setSnapshotMark(older)
         XCTAssertEqual(try tracker.store.snapshotMark(), older)

@@ -211,28 +211,22 @@ public enum SnapshotFormat {
         var out = ""
         out.reserveCapacity(records.categories.utf8.count + records.projects.utf8.count + chunkList.utf8.count
                             + todaysSessions.utf8.count + away.utf8.count + settings.utf8.count + focus.utf8.count + 1024)
-        out += "{\"categories\":"
-        out += records.categories
-        out += ",\"projects\":"
-        out += records.projects
-        out += ",\"settings\":"
-        out += settings
-        if !away.isEmpty {
-            out += ",\"away\":"
-            out += away
+        func member(_ key: String, _ value: String) {
+            guard !value.isEmpty else { return }
+            out += out.isEmpty ? "{\"" : ",\""
+            out += key
+            out += "\":"
+            out += value
         }
+        member("categories", records.categories)
+        member("projects", records.projects)
+        member("settings", settings)
+        member("away", away)
         let settled = out.utf8.count
-        out += ",\"chunks\":"
-        out += chunkList
-        if !todaysSessions.isEmpty {
-            out += ",\"sessions\":"
-            out += todaysSessions
-        }
+        member("chunks", chunkList)
+        member("sessions", todaysSessions)
         let finished = out.utf8.count
-        if !focus.isEmpty {
-            out += ",\"focus\":"
-            out += focus
-        }
+        member("focus", focus)
         out += ",\"openSession\":"
         if let openSession { writeSession(openSession, to: &out) } else { out += "null" }
         out += "}"

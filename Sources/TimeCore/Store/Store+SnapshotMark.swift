@@ -25,6 +25,18 @@ public struct SnapshotMark: Equatable {
         """
     static let table = "snapshot_mark"
 
+    /// SQL that leaves the store's mark (wherever the last change wrote it) in `snapshot_mark`
+    /// alone: for a store whose mark is then set by hand (the bench's and the tests' power cuts).
+    public static let gatheredIntoItsTable = """
+        INSERT OR REPLACE INTO snapshot_mark(id, state, sequence)
+            SELECT 1, state, sequence FROM (
+                SELECT state, sequence FROM snapshot_mark WHERE id = 1
+                UNION ALL SELECT mark_state, mark_sequence FROM undo_steps WHERE mark_sequence IS NOT NULL)
+            ORDER BY sequence IS NULL, sequence DESC LIMIT 1;
+        UPDATE undo_steps SET mark_state = NULL, mark_sequence = NULL WHERE mark_sequence IS NOT NULL;
+
+        """
+
     /// v17: the mark's columns in the undo steps' table.
     static let schemaV17 = """
         ALTER TABLE undo_steps ADD COLUMN mark_state TEXT;
