@@ -69,6 +69,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// The payload's hash, taken up where the last payload's bytes are repeated (no state: the
     /// bytes are compared each time, so nothing here can go stale).
     var payloadHasher = ResumingSHA256()
+    /// The payload's chunk list as the last change wrote it, with the root it lists.
+    private var chunkListKept: (root: SnapshotFormat.ChunkReference?, list: String)?
     /// What a change in recording would have to undo if refused: the keeper's state before it,
     /// and what it wrote so far. One object, shared by `record` and `pending` (a class: a change
     /// hands it around often, and copying its trees each time showed in the profile).
@@ -231,7 +233,9 @@ public final class SnapshotKeeper: ChangeRecorder {
         tree = newTree
         needsFullRecord = false
         PathTrace.mark("snapshot: today's sessions and chunks")
-        let chunkList = tree.topList
+        // The root's list, made again only when the root changed (a finished day, an edit).
+        if chunkListKept?.root != tree.root { chunkListKept = (tree.root, tree.topList) }
+        let chunkList = chunkListKept?.list ?? tree.topList
         // Read from the store again only where it was written since the last change (PayloadParts).
         let parts = try PayloadParts.current(in: store, kept: payloadParts, dataVersion: dataVersion)
         payloadParts = parts
