@@ -5,7 +5,7 @@ import Glibc
 /// tray host on the bus, and the label's minute while a session runs. The host here does what
 /// every real one does once an item registers: it owns the watcher's name and reads the item's
 /// properties. (Without that read the item takes the host for one that lost it and registers
-/// again, a few times: TrayItem's read deadline, which TrayItemTests cover.)
+/// again, a few times: TrayItem's read deadline, which TrayProtocolTests cover.)
 func measureTrayWakeUps(agent: Agent, client: BusConnection, address: String, window: Double,
                         add: (String, String, [Double]) -> Void) throws {
     let watcher = try BusConnection(address: address)

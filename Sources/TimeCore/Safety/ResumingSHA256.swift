@@ -51,10 +51,4 @@ struct ResumingSHA256 {
         lastHashed = bytes.count - resumed
         return SHA256.hardwareFinish(&state, UnsafeRawBufferPointer(rebasing: bytes[at...]), hashedAlready: at)
     }
-
-    /// Forgets every kept place (nothing is resumed until the next message has been hashed).
-    mutating func forget() {
-        prefix = []
-        kept = []
-    }
 }

@@ -66,8 +66,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     var todaysIDsWereKept = false
     /// The payload's parts as the last change read them, with the write counts they were read at.
     var payloadParts: PayloadParts?
-    /// The payload's hash, taken up where the last payload's bytes are repeated (no state: the
-    /// bytes are compared each time, so nothing here can go stale).
+    /// The payload's hash, taken up where the last payload's bytes are repeated (what it keeps
+    /// cannot go stale: the bytes are compared each time).
     var payloadHasher = ResumingSHA256()
     /// The payload's chunk list as the last change wrote it, with the root it lists.
     private var chunkListKept: (root: SnapshotFormat.ChunkReference?, list: String)?
@@ -234,8 +234,13 @@ public final class SnapshotKeeper: ChangeRecorder {
         needsFullRecord = false
         PathTrace.mark("snapshot: today's sessions and chunks")
         // The root's list, made again only when the root changed (a finished day, an edit).
-        if chunkListKept?.root != tree.root { chunkListKept = (tree.root, tree.topList) }
-        let chunkList = chunkListKept?.list ?? tree.topList
+        let chunkList: String
+        if let kept = chunkListKept, kept.root == tree.root {
+            chunkList = kept.list
+        } else {
+            chunkList = tree.topList
+            chunkListKept = (tree.root, chunkList)
+        }
         // Read from the store again only where it was written since the last change (PayloadParts).
         let parts = try PayloadParts.current(in: store, kept: payloadParts, dataVersion: dataVersion)
         payloadParts = parts

@@ -16,12 +16,17 @@ extension Store {
 
     /// `read()`'s value, kept in `kept` while none of `tables` is written.
     func keptRead<Value>(_ kept: inout KeptRead<Value>?, of tables: [String], _ read: () throws -> Value) rethrows -> Value {
+        if let current = kept, holds(current, of: tables) { return current.value }
         let counts = database.writeCounts
-        let writes = counts.of(tables)
-        if let kept, kept.writes == writes, kept.rewrites == counts.rewrites { return kept.value }
         let value = try read()
-        kept = KeptRead(value: value, writes: writes, rewrites: counts.rewrites)
+        kept = KeptRead(value: value, writes: counts.of(tables), rewrites: counts.rewrites)
         return value
+    }
+
+    /// Whether nothing `kept` was read from (`tables`) was written or rewritten since.
+    func holds<Value>(_ kept: KeptRead<Value>, of tables: [String]) -> Bool {
+        let counts = database.writeCounts
+        return kept.writes == counts.of(tables) && kept.rewrites == counts.rewrites
     }
 
     /// Runs `write`, a write of the open session `id`'s segments that the store can follow itself
@@ -46,9 +51,7 @@ extension Store {
     /// Whether `id` is the open session as kept, still running or paused (nothing is read: false
     /// when the open session is not kept).
     func isKeptOpen(_ id: SessionID) -> Bool {
-        let counts = database.writeCounts
-        guard let kept = keptOpenSession, kept.writes == counts.of(Store.openSessionTables), kept.rewrites == counts.rewrites,
-              let session = kept.value else { return false }
+        guard let kept = keptOpenSession, holds(kept, of: Store.openSessionTables), let session = kept.value else { return false }
         return session.id == id && session.end == nil
     }
 
