@@ -42,22 +42,69 @@ final class ChunksAfterAnswerTests: KeeperTestCase {
         XCTAssertNoThrow(try newestTreeFiles())
     }
 
-    func testABatchFlushWritesWhatWaitsBeforeItFlushes() throws {
-        var flushed = false
-        for day in 0..<(SnapshotKeeper.carriedChanges + 4) where !flushed {
-            clock.time += 60
-            try tracker.addSession(project: 1, start: utc(2022, 5, 1, 9) + Int64(day) * 86400, duration: "1h", note: "")
-            // The change that flushes has chunks of its own waiting: no tidy-up comes before it.
-            flushed = try newestSlot().body.carried.isEmpty
-            if !flushed { keeper.tidyUp() }
-        }
-        XCTAssertTrue(flushed, "a batch flush came")
+    private func carriedSize() throws -> Int {
+        try newestSlot().body.carried.values.reduce(0) { $0 + $1.count }
+    }
+
+    /// A session added on day `day` of a run of days years back: a day chunk and its indexes each.
+    private func addDay(_ day: Int) throws {
+        clock.time += 60
+        try tracker.addSession(project: 1, start: utc(2022, 5, 1, 9) + Int64(day) * 86400, duration: "1h", note: "")
+    }
+
+    /// Past the limit, the change that finds its chunks too many still answers after its one
+    /// flush: its slot carries them all, and the batch flush (a `syncfs` of the whole file system,
+    /// however long that takes) comes with the tidy-up after the answer.
+    func testTheBatchFlushComesAfterTheAnswer() throws {
+        var day = 0
+        repeat {
+            keeper.tidyUp()
+            try addDay(day)
+            day += 1
+        } while !keeper.chunkFlushDue && day <= SnapshotKeeper.carriedChanges + 1
+        XCTAssertFalse(try newestSlot().body.carried.isEmpty, "the change past the limit did not flush")
+        XCTAssertTrue(keeper.chunkFlushDue, "the flush is left for the tidy-up")
+        XCTAssertEqual(try SnapshotKeeper.state(at: try newestSlot().path), try DataState(store: tracker.store),
+                       "the slot of the change past the limit holds the whole state")
+        keeper.tidyUp()
+        XCTAssertFalse(keeper.chunkFlushDue)
+        XCTAssertTrue(keeper.unflushed.isEmpty, "every chunk written is durable after the tidy-up")
         XCTAssertTrue(keeper.chunksDue.isEmpty)
-        // Every chunk the newest state names is a whole file, though no tidy-up ran after the flush.
-        // (ChunkTreeContents reads every file the tree names, and throws on one missing.)
+        // Every chunk the newest state names is a whole file (ChunkTreeContents throws on one missing).
         let contents = try ChunkTreeContents(snapshot: try newestSlot().path)
         XCTAssertEqual(contents.sessionIDs, try tracker.store.allSessions().filter { $0.end != nil }.map(\.id).sorted())
-        XCTAssertEqual(try SnapshotKeeper.state(at: try newestSlot().path), try DataState(store: tracker.store))
+        // The next change carries its own chunks only.
+        try addDay(day)
+        XCTAssertEqual(try newestSlot().body.carried.count, 4, "the day, month, year and root")
+        XCTAssertLessThan(try carriedSize(), SnapshotKeeper.carriedLimit / 4)
+    }
+
+    /// A flush after the answer that fails (here its chunk files cannot be written) loses
+    /// nothing: the slots go on carrying the chunks. At twice the limit a change flushes before
+    /// its answer, writing what waits first, and its slot carries nothing.
+    func testABatchFlushThatFailedAfterTheAnswerComesBeforeOneAtTwiceTheLimit() throws {
+        var day = 0, flushedBefore = false, largest = 0, pastLimit: Int?
+        while !flushedBefore && day <= 2 * SnapshotKeeper.carriedChanges + 1 {
+            Files.injectedWriteFailure = EIO
+            keeper.tidyUp()
+            Files.injectedWriteFailure = nil
+            try addDay(day)
+            day += 1
+            XCTAssertEqual(try SnapshotKeeper.state(at: try newestSlot().path), try DataState(store: tracker.store), "day \(day)")
+            flushedBefore = try newestSlot().body.carried.isEmpty
+            largest = max(largest, try carriedSize())
+            if keeper.chunkFlushDue && pastLimit == nil { pastLimit = day }
+        }
+        XCTAssertTrue(flushedBefore, "a change flushed before its answer")
+        let firstPast = try XCTUnwrap(pastLimit, "the carried chunks passed the limit")
+        XCTAssertGreaterThan(day, firstPast, "the slots went on carrying the chunks while the flush failed")
+        XCTAssertLessThanOrEqual(largest, 2 * SnapshotKeeper.carriedLimit + SnapshotKeeper.carriedLimit / 4)
+        XCTAssertTrue(keeper.chunksDue.isEmpty)
+        XCTAssertTrue(keeper.unflushed.isEmpty)
+        // The change that flushed had chunks of its own waiting, and no tidy-up wrote them: every
+        // chunk the newest state names is a whole file all the same.
+        let contents = try ChunkTreeContents(snapshot: try newestSlot().path)
+        XCTAssertEqual(contents.sessionIDs, try tracker.store.allSessions().filter { $0.end != nil }.map(\.id).sorted())
     }
 
     func testAStartAfterACrashBeforeTheTidyUpPutsTheChunksBack() throws {

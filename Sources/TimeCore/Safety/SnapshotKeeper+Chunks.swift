@@ -5,12 +5,14 @@ import Glibc
 /// slot of every change whose snapshot names them carries a copy (SnapshotSlots), so the change
 /// still costs its one flush. They become durable in a batch, one `syncfs` of the snapshot
 /// folder's file system, when the carried copies pass `carriedLimit` bytes or have travelled in
-/// `carriedChanges` slots; and at start-up the chunks the slots carry are written again where a
-/// power cut took or tore them, and flushed.
+/// `carriedChanges` slots: in an agent by `tidyUp`, after the answer, so that no answer waits
+/// for a flush of the whole file system. At start-up the chunks the slots carry are written again
+/// where a power cut took or tore them, and flushed.
 extension SnapshotKeeper {
-    /// The carried copies' size that makes the next change flush the chunks in a batch instead.
+    /// The carried copies' size past which the chunks are flushed in a batch: by the change that
+    /// finds them so (in an agent, by its tidy-up after the answer; by the change at twice this).
     static let carriedLimit = 32 * 1024
-    /// How many changes may carry chunks before the batch flush.
+    /// How many changes may carry chunks before the batch flush (the same way).
     static let carriedChanges = 64
 
     /// Writes one chunk (a day's or an index) unless its file holds these bytes already; either
@@ -76,11 +78,26 @@ extension SnapshotKeeper {
             return []
         }
         changesCarrying += 1
-        guard size > SnapshotKeeper.carriedLimit || changesCarrying > SnapshotKeeper.carriedChanges else {
+        let pastLimit = size > SnapshotKeeper.carriedLimit || changesCarrying > SnapshotKeeper.carriedChanges
+        // An agent flushes the batch after its answer (`tidyUp`), this slot carrying them all
+        // meanwhile. Only a keeper not tidied up since (or whose flush there failed) flushes
+        // before the answer, at twice the limit: the slot never grows past that.
+        let pastHardLimit = size > 2 * SnapshotKeeper.carriedLimit || changesCarrying > 2 * SnapshotKeeper.carriedChanges
+        guard pastLimit, !writeAfterAnswer || pastHardLimit else {
+            if pastLimit { chunkFlushDue = true }
             return carried.sorted { $0.sha256 < $1.sha256 }
         }
         try flushChunks()
         return []
+    }
+
+    /// The batch flush a change left for after its answer (`chunkFlushDue`). One that fails
+    /// leaves the chunks in the slots, to be flushed by a later tidy-up or, at the hard limit,
+    /// before a change's answer (which refuses the change if it fails again).
+    func flushChunksDue() {
+        guard chunkFlushDue else { return }
+        chunkFlushDue = false
+        try? flushChunks()
     }
 
     /// An index chunk travels as a patch against the durable chunk of its period when that is
@@ -109,6 +126,7 @@ extension SnapshotKeeper {
         guard let syncfs = SnapshotKeeper.syncfs, syncfs(fd) == 0 else { throw FileError("flush to disk", directory) }
         unflushed.removeAll()
         changesCarrying = 0
+        chunkFlushDue = false
         if let root = durableTree.root, root != tree.root { retiredDurableRoots.append(root) }
         durableTree = tree
     }

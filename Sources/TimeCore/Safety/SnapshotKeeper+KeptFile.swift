@@ -28,6 +28,7 @@ extension SnapshotKeeper {
         // A chunk that cannot be written now stays due: the slots carry it, and the batch flush
         // writes it or refuses its change (SnapshotKeeper+Chunks).
         try? writeDueChunks()
+        flushChunksDue()
         prune()
         prepareFiles()
     }

@@ -34,6 +34,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     var unflushed: [String: (period: String, bytes: [UInt8])] = [:]
     /// Changes whose slot carried chunks since the last batch flush.
     var changesCarrying = 0
+    /// Set when the carried chunks passed the limit in a change of an agent: `tidyUp` flushes them.
+    var chunkFlushDue = false
     /// The tree as of the last batch flush (or the start): every chunk it names is durable, so an
     /// index chunk written since can travel as a patch against it (IndexPatch), and pruning
     /// leaves its chunks alone. The roots it named before the last flush, for pruning to look at.
