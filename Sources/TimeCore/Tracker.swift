@@ -176,12 +176,15 @@ public final class Tracker {
         }
         return try change {
             let time = now
-            if let open = openSession { try complete(open, at: time) }
+            let stopped = try openSession.map { try complete($0, at: time) }
             let session = WorkSession(id: 0, projectID: project.id, start: time, end: nil, unrecordedSeconds: 0,
                                       note: "", segments: [Segment(start: time, end: nil)])
             let id = try store.insertSession(session)
             openSession = try store.openSession(id: id)
             try focusSessionResumed(at: time)  // tracking again: a focus phase paused with the last session goes on
+            // Said here, as the changeset would say it, without reading the stopped session back.
+            describeStep(stopped.map { "\(stoppedSentence(for: $0)) and started \(project.name)" }
+                         ?? "Started \(project.name) at \(clockText(time))")
             return id
         }
     }
@@ -232,13 +235,16 @@ public final class Tracker {
     public func stop() throws -> SessionID {
         guard let open = openSession else { throw TrackerError.idle }
         try change {
-            try complete(open, at: now)
+            let stopped = try complete(open, at: now)
             try focusSessionStopped()
+            describeStep(stoppedSentence(for: stopped))
         }
         return open.id
     }
 
-    func complete(_ open: WorkSession, at time: Int64) throws {
+    /// Ends the open session at `time`; returns it as completed.
+    @discardableResult
+    func complete(_ open: WorkSession, at time: Int64) throws -> WorkSession {
         var done = open
         if let last = done.segments.indices.last, done.segments[last].end == nil {
             done.segments[last].end = max(time, done.segments[last].start)
@@ -250,6 +256,7 @@ public final class Tracker {
         try store.updateSession(done, previous: open, segmentsChanged: false)
         try endAwaySpan(at: done.end!)
         openSession = nil
+        return done
     }
 
     // MARK: Projects and categories
