@@ -96,7 +96,7 @@ public indirect enum JSON: Equatable, Sendable {
     public static func writeString(_ value: String, to output: inout String) {
         output += "\""
         // Most strings need no escaping at all: append them whole.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c || $0 == 0x7f || $0 == 0xe2 }) {
+        if !mayNeedEscaping(value) {
             output += value
             output += "\""
             return
@@ -114,6 +114,18 @@ public indirect enum JSON: Equatable, Sendable {
             }
         }
         output += "\""
+    }
+
+    /// True when `value` holds a byte JSON escapes, or the first byte of U+2028 and U+2029 (and of
+    /// other characters, which the escaping loop then leaves alone). Read from the string's bytes
+    /// in place where it has them (a native string): a third of the time of the generic loop,
+    /// which an index chunk's 64-digit hashes pay at every change that rewrites one.
+    static func mayNeedEscaping(_ value: String) -> Bool {
+        func escaped(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5c || byte == 0x7f || byte == 0xe2 }
+        return value.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where escaped(byte) { return true }
+            return false
+        } ?? value.utf8.contains(where: escaped)
     }
 
     /// `\u` and four hex digits (every scalar written so lies in the Basic Multilingual Plane).
@@ -152,7 +164,7 @@ public indirect enum JSON: Equatable, Sendable {
 
     /// `value` quoted and escaped as `writeString(_:to:)` writes it into a String.
     public static func writeString(_ value: String, to output: inout [UInt8]) {
-        guard !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c || $0 == 0x7f || $0 == 0xe2 }) else {
+        guard !mayNeedEscaping(value) else {
             var text = ""
             writeString(value, to: &text)
             output += text.utf8
