@@ -80,6 +80,7 @@ extension Tracker {
         guard session != original else { return }
         try change {
             try store.updateSession(session, previous: original, segmentsChanged: segmentsChanged)
+            describeEdit(of: session, from: original)
         }
     }
 
@@ -101,6 +102,7 @@ extension Tracker {
             var updated = session
             updated.note = note
             try store.updateSession(updated, previous: session, segmentsChanged: false)
+            describeEdit(of: updated, from: session)
             if updated.isOpen { openSession = updated }
         }
     }
@@ -115,6 +117,7 @@ extension Tracker {
             var updated = open
             updated.note = note
             try store.updateSession(updated, previous: open, segmentsChanged: false)
+            describeEdit(of: updated, from: open)
             openSession = updated
         }
     }

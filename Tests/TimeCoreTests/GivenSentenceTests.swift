@@ -57,4 +57,37 @@ final class GivenSentenceTests: XCTestCase {
             XCTAssertEqual(given, fromChangeset, what)
         }
     }
+
+    func testTheSentencesOfEditsAreTheChangesetsOwn() throws {
+        let day = utc(2026, 11, 27, 22, 30)   // 23:30 in Berlin: the day is the local one
+        try tracker.addSession(project: 1, start: day, duration: "1h", note: "first")
+        try tracker.addSession(project: 2, start: day - 86400, duration: "2h", note: "")
+        // One with a pause, whose duration edited to the same end changes its segments alone.
+        try tracker.startProject("Writing")
+        clock.time += 1800; try tracker.pause()
+        clock.time += 600; try tracker.resume()
+        clock.time += 1200; try tracker.stop()
+        let paused = try XCTUnwrap(tracker.store.allSessions().last)
+        try tracker.startProject("#2")
+        let steps: [(String, () throws -> Void)] = [
+            ("a note of a completed session", { try self.tracker.setNote(session: 1, note: "second") }),
+            ("a note cleared", { try self.tracker.setNote(session: 1, note: "") }),
+            ("a start moved", { try self.tracker.editSession(id: 1, changes: SessionChanges(start: day + 3600)) }),
+            ("a duration", { try self.tracker.editSession(id: 1, changes: SessionChanges(duration: "1:30")) }),
+            ("another project", { try self.tracker.editSession(id: 2, changes: SessionChanges(projectID: 1)) }),
+            ("a note and a duration", { try self.tracker.editSession(id: 2, changes: SessionChanges(duration: "45m", note: "both")) }),
+            ("a note alone through an edit", { try self.tracker.editSession(id: 2, changes: SessionChanges(note: "only this")) }),
+            ("the segments alone", { try self.tracker.editSession(id: paused.id, changes: SessionChanges(duration: "1h")) }),
+            ("a line added to the open session's note", { try self.tracker.addNote("a line") }),
+            ("another line", { try self.tracker.addNote("and another") }),
+            ("the open session's note set", { try self.tracker.setNote(session: self.tracker.currentSession!.id, note: "set") }),
+        ]
+        for (what, step) in steps {
+            let before = try tracker.store.database.queryFirst("SELECT count(*) FROM undo_steps") { $0.int(0) }
+            try step()
+            XCTAssertEqual(try tracker.store.database.queryFirst("SELECT count(*) FROM undo_steps") { $0.int(0) }, (before ?? 0) + 1, what)
+            let (given, fromChangeset) = try sentences()
+            XCTAssertEqual(given, fromChangeset, what)
+        }
+    }
 }

@@ -55,6 +55,21 @@ extension Tracker {
         history.givenDescription = sentence
     }
 
+    /// Names the step of an update to one session's row as its changeset would (StepDescription),
+    /// from the session before and after, without reading it back. A row left as it was (its
+    /// segments alone changed) is left for the changeset to name.
+    func describeEdit(of updated: WorkSession, from original: WorkSession) {
+        let rowChanged = updated.projectID != original.projectID || updated.start != original.start
+            || updated.end != original.end || updated.unrecordedSeconds != original.unrecordedSeconds
+        guard rowChanged || updated.note != original.note else { return }
+        let day = LocalTime.date(of: updated.start)
+        if rowChanged {
+            describeStep("Edited \(name(updated)) on \(day)")
+        } else {
+            describeStep(updated.isOpen ? "Changed the note of \(name(updated)) (open)" : "Changed the note of \(name(updated)) on \(day)")
+        }
+    }
+
     /// The sentence for a change, read from its changeset.
     func sentence(for changeset: Changeset) throws -> String {
         try StepDescription(store: store) { [unowned self] id in self.project(id: id)?.name ?? "project #\(id)" }
