@@ -17,18 +17,23 @@ struct ChunkTree: Equatable {
         return parts[parent]?[period]
     }
 
-    /// Sets (or removes, with nil) the reference at `period` in its index chunk.
-    mutating func set(_ reference: Reference?, at period: String) {
+    /// Sets (or removes, with nil) the reference at `period` in its index chunk; returns the one
+    /// it replaced.
+    @discardableResult
+    mutating func set(_ reference: Reference?, at period: String) -> Reference? {
         guard let parent = SnapshotFormat.parentPeriod(period) else {
+            let replaced = root
             root = reference
-            return
+            return replaced
         }
+        let replaced = parts[parent]?[period]
         if let reference {
             parts[parent, default: [:]][period] = reference
         } else {
             parts[parent]?[period] = nil
             if parts[parent]?.isEmpty == true { parts[parent] = nil }
         }
+        return replaced
     }
 
     /// The sorted parts of the index chunk at `period`.
@@ -37,8 +42,10 @@ struct ChunkTree: Equatable {
     }
 
     /// Rewrites the index chunks above `days` (which were set already), deepest first: `write`
-    /// turns an index chunk's period, bytes and parts into its hash (writing its file).
-    mutating func rewriteIndexes(above days: Set<String>, write: (String, [UInt8], [Reference]) throws -> String) throws {
+    /// turns an index chunk's period, bytes, parts and the reference it replaces into its hash
+    /// (writing its file); `replaced` hears of every reference set, with the one it replaced.
+    mutating func rewriteIndexes(above days: Set<String>, replaced: (String, Reference?) -> Void,
+                                 write: (String, [UInt8], [Reference], Reference?) throws -> String) throws {
         var level = Set(days.compactMap(SnapshotFormat.parentPeriod))
         while !level.isEmpty {
             var next = Set<String>()
@@ -46,11 +53,11 @@ struct ChunkTree: Equatable {
                 if let parent = SnapshotFormat.parentPeriod(period) { next.insert(parent) }
                 let children = sortedParts(of: period)
                 if children.isEmpty {
-                    set(nil, at: period)
+                    replaced(period, set(nil, at: period))
                     continue
                 }
-                let hash = try write(period, SnapshotFormat.indexChunk(period: period, parts: children), children)
-                set(Reference(period: period, sha256: hash, sessions: children.reduce(0) { $0 + $1.sessions }), at: period)
+                let hash = try write(period, SnapshotFormat.indexChunk(period: period, parts: children), children, reference(at: period))
+                replaced(period, set(Reference(period: period, sha256: hash, sessions: children.reduce(0) { $0 + $1.sessions }), at: period))
             }
             level = next
         }

@@ -16,17 +16,18 @@ extension SnapshotKeeper {
     static let carriedChanges = 64
 
     /// Writes one chunk (a day's or an index) unless its file holds these bytes already; either
-    /// way it is not known durable now, unless the tree names it there already. Returns its hash.
+    /// way it is not known durable now, unless it is the chunk it replaces in the tree (`replacing`,
+    /// the reference at its period before the change). Returns its hash.
     /// With `writeAfterAnswer` the file waits for `tidyUp`, after the answer (the slot carries the
     /// chunk meanwhile, and a batch flush writes whatever still waits first).
-    func writeChunk(_ bytes: [UInt8], period: String, state: inout Pending) throws -> String {
+    func writeChunk(_ bytes: [UInt8], period: String, replacing: SnapshotFormat.ChunkReference?, state: Pending) throws -> String {
         let hash = SHA256.hex(bytes)
-        if tree.reference(at: period)?.sha256 == hash { return hash }
+        if replacing?.sha256 == hash { return hash }
         if writeAfterAnswer {
             chunksDue[hash] = bytes
             pending = state   // so that a refusal from here on drops it again
         } else {
-            try writeChunkFile(bytes, sha256: hash, state: &state)
+            try writeChunkFile(bytes, sha256: hash, state: state)
         }
         // Found from before, it may never have been flushed either (a file an earlier change wrote
         // and a later one stopped naming): it travels in the slot until the next batch flush.
@@ -34,7 +35,7 @@ extension SnapshotKeeper {
         return hash
     }
 
-    private func writeChunkFile(_ bytes: [UInt8], sha256 hash: String, state: inout Pending) throws {
+    private func writeChunkFile(_ bytes: [UInt8], sha256 hash: String, state: Pending) throws {
         let path = directory + "/" + SnapshotKeeper.chunkName(hash)
         let existed = Files.kind(path) == .regular
         guard !existed || !fileHolds(path, sha256: hash) else { return }

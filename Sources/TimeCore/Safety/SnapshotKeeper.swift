@@ -77,10 +77,9 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// and what it wrote so far. One object, shared by `record` and `pending` (a class: a change
     /// hands it around often, and copying its trees each time showed in the profile).
     final class Pending {
-        init(previousTree: ChunkTree, previousUnflushed: [String: (period: String, bytes: [UInt8])], previousEntries: [Entry],
+        init(previousUnflushed: [String: (period: String, bytes: [UInt8])], previousEntries: [Entry],
              previousNeedsFullRecord: Bool, previousInlineDay: String?, previousDurableTree: ChunkTree,
              previousRetiredRoots: [SnapshotFormat.ChunkReference]) {
-            self.previousTree = previousTree
             self.previousUnflushed = previousUnflushed
             self.previousEntries = previousEntries
             self.previousNeedsFullRecord = previousNeedsFullRecord
@@ -88,7 +87,10 @@ public final class SnapshotKeeper: ChangeRecorder {
             self.previousDurableTree = previousDurableTree
             self.previousRetiredRoots = previousRetiredRoots
         }
-        var previousTree: ChunkTree
+        /// The references the change replaced in the tree, in order, with what they replaced; or
+        /// the whole tree before a change that made a new one.
+        var replacedInTree: [(period: String, reference: SnapshotFormat.ChunkReference?)] = []
+        var previousTree: ChunkTree?
         var previousUnflushed: [String: (period: String, bytes: [UInt8])]
         var previousEntries: [Entry]
         var previousNeedsFullRecord: Bool
@@ -170,7 +172,7 @@ public final class SnapshotKeeper: ChangeRecorder {
     private func record(_ store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
         tidyUp()
         PathTrace.mark("snapshot: tidy up left over")
-        var state = Pending(previousTree: tree, previousUnflushed: unflushed, previousEntries: entries,
+        let state = Pending(previousUnflushed: unflushed, previousEntries: entries,
                             previousNeedsFullRecord: needsFullRecord, previousInlineDay: inlineDay,
                             previousDurableTree: durableTree, previousRetiredRoots: retiredDurableRoots)
         pending = state
@@ -203,36 +205,45 @@ public final class SnapshotKeeper: ChangeRecorder {
             try keepTodaysIDsInStep(store, today: today, dataVersion: dataVersion)
         }
         var sessionsOfDay: [String: [WorkSession]]?
-        // The new tree; the keeper's stays the previous one until it is complete (writeChunk
-        // compares with it).
-        var newTree = tree
-        if needsFullRecord {
-            // Everything anew: at the first change after start without a matching snapshot.
-            var grouped: [String: [WorkSession]] = [:]
-            for session in try store.allSessions() where session.end != nil {
-                let day = CivilDate.utcDayKey(session.start)
-                if day == today && session.id >= firstInlineID { continue }
-                grouped[day, default: []].append(session)
+        // The tree changes in place: a copy would copy its table of every month of the history,
+        // and freeing the old one would cost as much again. It is taken out of the keeper
+        // meanwhile; each reference it replaces is noted in the pending change, to be put back if
+        // the change is refused. writeChunk compares a chunk with the reference it replaces.
+        do {
+            var newTree = ChunkTree()
+            swap(&newTree, &tree)
+            defer { tree = newTree }
+            if needsFullRecord {
+                // Everything anew: at the first change after start without a matching snapshot.
+                var grouped: [String: [WorkSession]] = [:]
+                for session in try store.allSessions() where session.end != nil {
+                    let day = CivilDate.utcDayKey(session.start)
+                    if day == today && session.id >= firstInlineID { continue }
+                    grouped[day, default: []].append(session)
+                }
+                sessionsOfDay = grouped
+                days = Set(grouped.keys)
+                state.previousTree = newTree
+                newTree = ChunkTree()
             }
-            sessionsOfDay = grouped
-            days = Set(grouped.keys)
-            newTree = ChunkTree()
-        }
-        for day in days.sorted() {
-            let sessions = try sessionsOfDay?[day] ?? store.completedSessions(inPeriod: day, leavingOut: (today, firstInlineID))
-            if sessions.isEmpty {
-                newTree.set(nil, at: day)
-                continue
+            // What a chunk is compared with: the reference it replaces, or in a new tree the old one's.
+            let previousTree = state.previousTree
+            for day in days.sorted() {
+                let sessions = try sessionsOfDay?[day] ?? store.completedSessions(inPeriod: day, leavingOut: (today, firstInlineID))
+                let replaced = previousTree?.reference(at: day) ?? newTree.reference(at: day)
+                var reference: SnapshotFormat.ChunkReference?
+                if !sessions.isEmpty {
+                    let hash = try writeChunk(SnapshotFormat.chunk(period: day, sessions: sessions), period: day, replacing: replaced, state: state)
+                    reference = SnapshotFormat.ChunkReference(period: day, sha256: hash, sessions: sessions.count)
+                }
+                state.replacedInTree.append((day, newTree.set(reference, at: day)))
             }
-            let hash = try writeChunk(SnapshotFormat.chunk(period: day, sessions: sessions), period: day, state: &state)
-            newTree.set(SnapshotFormat.ChunkReference(period: day, sha256: hash, sessions: sessions.count), at: day)
+            try newTree.rewriteIndexes(above: days, replaced: { state.replacedInTree.append(($0, $1)) }) { period, bytes, parts, replaced in
+                let hash = try writeChunk(bytes, period: period, replacing: previousTree?.reference(at: period) ?? replaced, state: state)
+                nodeCache[hash] = Dictionary(parts.map { ($0.period, $0) }, uniquingKeysWith: { first, _ in first })
+                return hash
+            }
         }
-        try newTree.rewriteIndexes(above: days) { period, bytes, parts in
-            let hash = try writeChunk(bytes, period: period, state: &state)
-            nodeCache[hash] = Dictionary(parts.map { ($0.period, $0) }, uniquingKeysWith: { first, _ in first })
-            return hash
-        }
-        tree = newTree
         needsFullRecord = false
         PathTrace.mark("snapshot: today's sessions and chunks")
         // The root's list, made again only when the root changed (a finished day, an edit).
@@ -351,7 +362,11 @@ public final class SnapshotKeeper: ChangeRecorder {
             durableSequence = slot.previous
         }
         for path in undone.writtenFiles { unlink(path) }
-        tree = undone.previousTree
+        if let previousTree = undone.previousTree {
+            tree = previousTree
+        } else {
+            for (period, reference) in undone.replacedInTree.reversed() { tree.set(reference, at: period) }
+        }
         unflushed = undone.previousUnflushed
         // A batch flush in the refused change made its chunks durable, but they are removed
         // above: patches go against the tree durable before it again.
