@@ -104,6 +104,13 @@ final class ChunkTreeTests: FoldersTestCase {
         for (index, parts) in lists.enumerated() {
             let bytes = SnapshotFormat.indexChunk(period: "2024", parts: parts)
             XCTAssertEqual(SnapshotFormat.indexParts(bytes), parts, "list \(index)")
+            // Byte for byte the compact JSON of the same object, its keys in order (the chunk's
+            // name is the hash of these bytes: a writer that changed them would rewrite them all).
+            let object = JSON.object([
+                ("parts", .array(parts.map { .object([("period", .string($0.period)), ("sessions", .int(Int64($0.sessions))), ("sha256", .string($0.sha256))]) })),
+                ("period", .string("2024")),
+            ])
+            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), object.serialized, "list \(index)")
             if index < 3 { XCTAssertEqual(SnapshotFormat.canonicalIndexContents(bytes)?.parts, parts, "list \(index) is canonical") }
         }
         // The same chunk laid out otherwise: not canonical, still read by the parser.

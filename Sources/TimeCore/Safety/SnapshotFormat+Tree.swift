@@ -28,10 +28,12 @@ extension SnapshotFormat {
 
     /// An index chunk's canonical bytes; `parts` sorted by period.
     static func indexChunk(period: String, parts: [ChunkReference]) -> [UInt8] {
-        var out = "{\"parts\":" + chunkList(parts) + ",\"period\":"
+        var out = Array(#"{"parts":"#.utf8)
+        writeChunkList(parts, to: &out)
+        out += #","period":"#.utf8
         JSON.writeString(period, to: &out)
-        out += "}"
-        return Array(out.utf8)
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     /// The references an index chunk lists, when `bytes` is one (nil for a day's chunk or bad bytes).

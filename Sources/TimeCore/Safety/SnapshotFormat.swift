@@ -168,18 +168,26 @@ public enum SnapshotFormat {
     /// Written by hand, keys in byte order, as `JSON.serialized` would write it: every change
     /// writes a few index chunks, and the root's lists every year of the history.
     static func chunkList(_ chunks: [ChunkReference]) -> String {
-        var out = "["
-        out.reserveCapacity(2 + chunks.count * 112)
+        var out: [UInt8] = []
+        writeChunkList(chunks, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `chunkList` written as bytes, as an index chunk holds it (every change years back writes
+    /// three of them, of up to a few dozen references each).
+    static func writeChunkList(_ chunks: [ChunkReference], to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + 2 + chunks.count * 112)
+        out.append(UInt8(ascii: "["))
         for (index, chunk) in chunks.enumerated() {
-            out += index == 0 ? "{\"period\":" : ",{\"period\":"
+            out += index == 0 ? #"{"period":"#.utf8 : #",{"period":"#.utf8
             JSON.writeString(chunk.period, to: &out)
-            out += ",\"sessions\":"
-            out += String(chunk.sessions)
-            out += ",\"sha256\":"
+            out += #","sessions":"#.utf8
+            JSON.writeDecimal(Int64(chunk.sessions), to: &out)
+            out += #","sha256":"#.utf8
             JSON.writeString(chunk.sha256, to: &out)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
-        return out + "]"
+        out.append(UInt8(ascii: "]"))
     }
 
     /// The canonical payload (`payloadText`), the chunk list spliced in already serialized.
