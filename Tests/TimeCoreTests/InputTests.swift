@@ -43,6 +43,19 @@ final class NoteTests: XCTestCase {
         XCTAssertEqual(try TextInput.normalizedNote(" \n\r\n\t\u{0} "), "")
     }
 
+    /// Trimming takes exactly Unicode's white space off both ends (the oracle: the scalar's
+    /// properties), ASCII or not, and nothing else.
+    func testTrimmingTakesUnicodeWhiteSpaceOnly() {
+        var scalars = (0..<0x80).compactMap(Unicode.Scalar.init)
+        scalars += [0x85, 0xA0, 0xAD, 0x1680, 0x180E, 0x2000, 0x200A, 0x200B, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF, 0x1F570]
+            .compactMap(Unicode.Scalar.init)
+        for scalar in scalars {
+            let text = "\(Character(scalar))\(Character(scalar))a\(Character(scalar))b\(Character(scalar))"
+            let expected = scalar.properties.isWhitespace ? "a\(Character(scalar))b" : text
+            XCTAssertEqual(text.trimmingWhitespace(), expected, "U+\(String(scalar.value, radix: 16))")
+        }
+    }
+
     func testLimit() throws {
         let limit = TextInput.maximumNoteBytes
         XCTAssertEqual(limit, 65_536)
