@@ -97,6 +97,29 @@ final class KeptReadsTests: KeeperTestCase {
         XCTAssertEqual(try tracker.store.openSession()?.note, "paused")
     }
 
+    /// An edit of the open session's row (a note added or set, its project moved) moves the kept
+    /// open session with its write too; one that rewrites its segments (a start moved) reads it again.
+    func testAnEditOfTheOpenSessionsRowFollowsItsOwnWrite() throws {
+        try tracker.createProject(name: "Writing", color: "", category: "")
+        try tracker.createProject(name: "Reading", color: "", category: "")
+        clock.time += 600
+        let id = try tracker.startProject("Writing")
+        try check("started")
+        let readsAfterStart = tracker.store.openSessionReads
+        try tracker.addNote("a line")
+        try check("a note added")
+        try tracker.addNote("ünïcode\tand a tab")
+        try check("another line")
+        try tracker.setNote(session: id, note: "set whole")
+        try check("the note set")
+        try tracker.editSession(id: id, changes: SessionChanges(projectID: 2, note: "moved"))
+        try check("moved to another project")
+        XCTAssertEqual(tracker.store.openSessionReads, readsAfterStart, "an edit of the open session's row read it back")
+        try tracker.editSession(id: id, changes: SessionChanges(start: clock.time - 300))
+        try check("its start moved (its segments rewritten)")
+        XCTAssertEqual(tracker.store.openSessionReads, readsAfterStart + 1, "a start moved (its segments rewritten) reads it again")
+    }
+
     /// A change refused after the open session was read back: its rows are rolled back, and
     /// neither the store nor the tracker may go on with the session as the refused change left it.
     func testARefusedChangeKeepsNothingOfIt() throws {

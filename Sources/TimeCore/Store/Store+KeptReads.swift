@@ -29,11 +29,11 @@ extension Store {
         return kept.writes == counts.of(tables) && kept.rewrites == counts.rewrites
     }
 
-    /// Runs `write`, a write of the open session `id`'s segments that the store can follow itself
-    /// (a Pause ends the running segment, a Resume begins one), and moves the kept open session
-    /// with it rather than leaving it to be read again: only when it was kept before the write and
-    /// the write changed exactly one row of `sessions` and `segments` (a trigger or a second row
-    /// written leaves it to be read again).
+    /// Runs `write`, a write of the open session `id` that the store can follow itself (a Pause
+    /// ends the running segment, a Resume begins one, an edit rewrites its row), and moves the
+    /// kept open session with it rather than leaving it to be read again: only when it was kept
+    /// before the write and the write changed exactly one row of `sessions` and `segments` (a
+    /// trigger or a second row written leaves it to be read again).
     func followingOpenSession(_ id: SessionID, _ write: () throws -> Void,
                               _ follow: (inout WorkSession) -> Bool) rethrows {
         let before = database.writeCounts

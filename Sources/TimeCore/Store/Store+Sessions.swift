@@ -231,9 +231,24 @@ extension Store {
 
     /// Rewrites a session row; segments too when `segmentsChanged`.
     func updateSession(_ session: WorkSession, previous: WorkSession, segmentsChanged: Bool) throws {
-        try database.run("UPDATE sessions SET project_id = ?, start = ?, end = ?, unrecorded_seconds = ?, note = ? WHERE id = ?",
-                         .integer(session.projectID), .integer(session.start), session.end.map(SQLValue.integer) ?? .null,
-                         .integer(session.unrecordedSeconds), .text(session.note), .integer(session.id))
+        let update = {
+            try self.database.run("UPDATE sessions SET project_id = ?, start = ?, end = ?, unrecorded_seconds = ?, note = ? WHERE id = ?",
+                                  .integer(session.projectID), .integer(session.start), session.end.map(SQLValue.integer) ?? .null,
+                                  .integer(session.unrecordedSeconds), .text(session.note), .integer(session.id))
+        }
+        if previous.isOpen, session.isOpen, session.id == previous.id {
+            // The open session's row edited (a note added, its project or start moved): the kept
+            // copy takes the columns written rather than being read again.
+            try followingOpenSession(session.id, update) { kept in
+                kept.projectID = session.projectID
+                kept.start = session.start
+                kept.unrecordedSeconds = session.unrecordedSeconds
+                kept.note = session.note
+                return true
+            }
+        } else {
+            try update()
+        }
         if session.focus != previous.focus { try updateFocus(of: session) }
         if segmentsChanged {
             try database.run("DELETE FROM segments WHERE session_id = ?", .integer(session.id))
