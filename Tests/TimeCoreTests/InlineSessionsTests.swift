@@ -85,3 +85,18 @@ final class InlineSessionsTests: KeeperTestCase {
         XCTAssertEqual(try tracker.store.session(id: last - 1)?.note, "written elsewhere")
     }
 }
+
+/// The UTC day's key, written digit by digit, is the day's civil date as it prints itself, on
+/// every day of the years the tracker takes and past them.
+final class DayKeyTests: XCTestCase {
+    func testTheDayKeyIsTheCivilDate() {
+        var times: [Int64] = [0, -1, 86399, 86400, 253_402_300_799, 253_402_300_800, -62_135_596_800, -62_135_596_801]
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 { times.append(Int64.random(in: -70_000_000_000...300_000_000_000, using: &random)) }
+        for day in 0..<(2 * 366) { times.append(951_782_400 + Int64(day) * 86400) }   // 2000-02-29 and two years on
+        for time in times {
+            let days = Int((time >= 0 ? time : time - 86399) / 86400)
+            XCTAssertEqual(CivilDate.utcDayKey(time), CivilDate(dayNumber: days).description, "\(time)")
+        }
+    }
+}

@@ -69,7 +69,24 @@ public struct CivilDate: Equatable, Comparable, Hashable, Sendable, CustomString
     static func utcDayKey(_ time: Int64) -> String {
         let days = Int((time >= 0 ? time : time - 86399) / 86400)
         let date = CivilDate(dayNumber: days)
-        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))"
+        guard (0...9999).contains(date.year) else { return date.description }
+        // Every change names today's key (and each session it writes, its day's): ten digits and
+        // dashes put in place, a small string, rather than three padded strings joined.
+        return String(unsafeUninitializedCapacity: 10) { key in
+            func put(_ value: Int, endingAt end: Int, width: Int) {
+                var rest = value
+                for position in (end - width..<end).reversed() {
+                    key[position] = UInt8(48 + rest % 10)
+                    rest /= 10
+                }
+            }
+            put(date.year, endingAt: 4, width: 4)
+            key[4] = 0x2D
+            put(date.month, endingAt: 7, width: 2)
+            key[7] = 0x2D
+            put(date.day, endingAt: 10, width: 2)
+            return 10
+        }
     }
 }
 
