@@ -5,26 +5,18 @@ import XCTest
 /// The timer's changes name their undo step themselves (`describeStep`), from what they know,
 /// without reading the data back. Each such sentence must be the one the step's changeset
 /// gives through the generic description (StepDescription), which reads the rows it names.
-final class GivenSentenceTests: XCTestCase {
-    private var folder: Folder!
-    private var clock: SafetyClock!
-    private var home: DataHome!
-    private var tracker: Tracker { home.tracker }
-
+final class GivenSentenceTests: KeeperTestCase {
     override func setUpWithError() throws {
         setenv("TZ", "Europe/Berlin", 1)
         tzset()
-        folder = Folder()
-        clock = SafetyClock()
+        try super.setUpWithError()
         clock.time = utc(2026, 11, 30, 7, 58)
-        home = try DataHome(directory: folder.path, clock: clock)
         try tracker.createProject(name: "Writing", color: "", category: "")
         try tracker.createProject(name: "Reviews \"and\" more", color: "", category: "")
     }
 
     override func tearDown() {
-        home = nil
-        folder.remove()
+        super.tearDown()
         setenv("TZ", "UTC", 1)
         tzset()
     }
