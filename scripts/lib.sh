@@ -14,6 +14,9 @@ TEST_PACKAGES="dbus-daemon dbus-bin libglib2.0-bin systemd binutils sqlite3 duns
 # The report tests read the timesheet with Python's csv module and convert it with LibreOffice headless;
 # python3-gi: a real GApplication stands in for the window in the Open Time tests.
 TEST_PACKAGES="$TEST_PACKAGES python3 libreoffice-calc-nogui python3-gi"
+# kreadconfig5 and kwriteconfig5: DesktopShortcutsTests write and read KDE's shortcut files with
+# them (without them those tests skip; GNOME's run under the real GNOME Shell in test-shortcuts.sh).
+TEST_PACKAGES="$TEST_PACKAGES libkf5config-bin"
 # The peers the import tests drive (scripts/test-exchange.sh); PyPI's td-watson and icalendar go in a venv.
 EXCHANGE_PACKAGES="timewarrior hamster-time-tracker python3-venv sqlite3 dbus-daemon"
 
