@@ -183,8 +183,7 @@ public final class Tracker {
             openSession = try store.openSession(id: id)
             try focusSessionResumed(at: time)  // tracking again: a focus phase paused with the last session goes on
             // Said here, as the changeset would say it, without reading the stopped session back.
-            describeStep(stopped.map { "\(stoppedSentence(for: $0)) and started \(project.name)" }
-                         ?? "Started \(project.name) at \(clockText(time))")
+            describeStart(of: project.id, at: time, stopping: stopped)
             return id
         }
     }

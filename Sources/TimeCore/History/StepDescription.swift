@@ -36,11 +36,9 @@ struct StepDescription {
         let started = inserted.first { $0.value(SessionColumn.end) == .null }
 
         if let stopped, let id = stopped.value(SessionColumn.id)?.integer, let session = try store.session(id: id) {
-            let stop = stoppedSentence(session)
-            if let started { return stop + " and started \(projectName(int(started, SessionColumn.project)))" }
-            return stop
+            return stoppedSentence(session, thenStarted: started.map { int($0, SessionColumn.project) })
         }
-        if let started { return "Started \(projectName(int(started, SessionColumn.project))) at \(clock(int(started, SessionColumn.start)))" }
+        if let started { return startedSentence(int(started, SessionColumn.project), at: int(started, SessionColumn.start)) }
         if inserted.count > 1 {
             let starts = inserted.map { int($0, SessionColumn.start) }
             return "Added \(inserted.count) sessions from \(day(starts.min()!)) to \(day(starts.max()!))"
@@ -60,13 +58,9 @@ struct StepDescription {
             return "Deleted \(duration(active)) of \(projectName(int(removed, SessionColumn.project))) on \(day(int(removed, SessionColumn.start)))"
         }
         if let edited = updated.first, let session = try store.session(id: int(edited, SessionColumn.id)) {
-            let name = projectName(session.projectID)
             let changed = Set((0..<edited.new.count).filter { edited.new[$0] != nil && $0 != SessionColumn.id })
-            if changed == [SessionColumn.note] {
-                if session.isOpen { return "Changed the note of \(name) (open)" }
-                return "Changed the note of \(name) on \(day(session.start))"
-            }
-            return updated.count > 1 ? "Edited \(updated.count) sessions" : "Edited \(name) on \(day(session.start))"
+            if changed == [SessionColumn.note] { return editedSentence(session, noteOnly: true) }
+            return updated.count > 1 ? "Edited \(updated.count) sessions" : editedSentence(session, noteOnly: false)
         }
         return try timer(segments)
     }
@@ -91,9 +85,23 @@ struct StepDescription {
         return "Changed the time of \(name)"
     }
 
-    func stoppedSentence(_ session: WorkSession) -> String {
+    /// The sentences below are also said by the changes themselves (Tracker's `describeStep`),
+    /// from what they know, so that both ways give the same words.
+    func stoppedSentence(_ session: WorkSession, thenStarted project: ProjectID? = nil) -> String {
         let end = session.end ?? session.start
-        return "Stopped \(projectName(session.projectID)) at \(clock(end)) after \(duration(session.activeSeconds(at: end)))"
+        let stop = "Stopped \(projectName(session.projectID)) at \(clock(end)) after \(duration(session.activeSeconds(at: end)))"
+        return project.map { stop + " and started \(projectName($0))" } ?? stop
+    }
+
+    func startedSentence(_ project: ProjectID, at start: Int64) -> String {
+        "Started \(projectName(project)) at \(clock(start))"
+    }
+
+    /// One session's row edited, as it is after the change: its note alone, or more.
+    func editedSentence(_ session: WorkSession, noteOnly: Bool) -> String {
+        let name = projectName(session.projectID)
+        guard noteOnly else { return "Edited \(name) on \(day(session.start))" }
+        return session.isOpen ? "Changed the note of \(name) (open)" : "Changed the note of \(name) on \(day(session.start))"
     }
 
     // MARK: Projects, categories, settings

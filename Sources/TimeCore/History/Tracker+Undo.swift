@@ -62,24 +62,27 @@ extension Tracker {
         let rowChanged = updated.projectID != original.projectID || updated.start != original.start
             || updated.end != original.end || updated.unrecordedSeconds != original.unrecordedSeconds
         guard rowChanged || updated.note != original.note else { return }
-        let day = LocalTime.date(of: updated.start)
-        if rowChanged {
-            describeStep("Edited \(name(updated)) on \(day)")
-        } else {
-            describeStep(updated.isOpen ? "Changed the note of \(name(updated)) (open)" : "Changed the note of \(name(updated)) on \(day)")
-        }
+        describeStep(stepDescription.editedSentence(updated, noteOnly: !rowChanged))
+    }
+
+    /// Names the step of a start (`stopped`: the session a switch completed) as its changeset would.
+    func describeStart(of project: ProjectID, at time: Int64, stopping stopped: WorkSession?) {
+        describeStep(stopped.map { stepDescription.stoppedSentence($0, thenStarted: project) }
+                     ?? stepDescription.startedSentence(project, at: time))
+    }
+
+    var stepDescription: StepDescription {
+        StepDescription(store: store) { [unowned self] id in self.project(id: id)?.name ?? "project #\(id)" }
     }
 
     /// The sentence for a change, read from its changeset.
     func sentence(for changeset: Changeset) throws -> String {
-        try StepDescription(store: store) { [unowned self] id in self.project(id: id)?.name ?? "project #\(id)" }
-            .sentence(for: changeset)
+        try stepDescription.sentence(for: changeset)
     }
 
     /// "Stopped Writing at 14:05 after 1:23" for a completed session (the Stop notification).
     public func stoppedSentence(for session: WorkSession) -> String {
-        StepDescription(store: store) { [unowned self] id in self.project(id: id)?.name ?? "project #\(id)" }
-            .stoppedSentence(session)
+        stepDescription.stoppedSentence(session)
     }
 
     /// `1:23`: hours and minutes of a duration, as the history writes them.
