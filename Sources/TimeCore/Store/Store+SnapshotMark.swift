@@ -28,14 +28,21 @@ public struct SnapshotMark: Equatable {
     /// SQL that leaves the store's mark (wherever the last change wrote it) in `snapshot_mark`
     /// alone: for a store whose mark is then set by hand (the bench's and the tests' power cuts).
     public static let gatheredIntoItsTable = """
-        INSERT OR REPLACE INTO snapshot_mark(id, state, sequence)
-            SELECT 1, state, sequence FROM (
-                SELECT state, sequence FROM snapshot_mark WHERE id = 1
-                UNION ALL SELECT mark_state, mark_sequence FROM undo_steps WHERE mark_sequence IS NOT NULL)
-            ORDER BY sequence IS NULL, sequence DESC LIMIT 1;
-        UPDATE undo_steps SET mark_state = NULL, mark_sequence = NULL WHERE mark_sequence IS NOT NULL;
+        INSERT OR REPLACE INTO snapshot_mark(id, state, sequence) SELECT 1, state, sequence FROM (\(newest));
+        \(stepMarksCleared);
 
         """
+
+    /// The store's mark: the one of highest sequence in `snapshot_mark` and the undo steps' rows.
+    static let newest = """
+        SELECT state, sequence FROM (
+            SELECT state, sequence FROM snapshot_mark WHERE id = 1
+            UNION ALL SELECT mark_state, mark_sequence FROM undo_steps WHERE mark_sequence IS NOT NULL)
+        ORDER BY sequence IS NULL, sequence DESC LIMIT 1
+        """
+
+    /// Takes the marks out of the undo steps' rows.
+    static let stepMarksCleared = "UPDATE undo_steps SET mark_state = NULL, mark_sequence = NULL WHERE mark_sequence IS NOT NULL"
 
     /// v17: the mark's columns in the undo steps' table.
     static let schemaV17 = """
@@ -47,12 +54,7 @@ public struct SnapshotMark: Equatable {
 extension Store {
     /// The mark of the last commit; empty when no commit named a snapshot yet.
     public func snapshotMark() throws -> SnapshotMark {
-        try database.queryFirst("""
-            SELECT state, sequence FROM (
-                SELECT state, sequence FROM snapshot_mark WHERE id = 1
-                UNION ALL SELECT mark_state, mark_sequence FROM undo_steps WHERE mark_sequence IS NOT NULL)
-            ORDER BY sequence IS NULL, sequence DESC LIMIT 1
-            """) {
+        try database.queryFirst(SnapshotMark.newest) {
             SnapshotMark(state: $0.optionalString(0), sequence: $0.optionalInt(1).map { Int($0) })
         } ?? SnapshotMark()
     }
@@ -66,7 +68,7 @@ extension Store {
         // A mark set below a step's (a restore of an older state): the steps' marks no longer count.
         let highestInSteps = try database.queryFirst("SELECT max(mark_sequence) FROM undo_steps") { $0.optionalInt(0) } ?? nil
         if let highestInSteps, highestInSteps > Int64(mark.sequence ?? -1) {
-            try database.run("UPDATE undo_steps SET mark_state = NULL, mark_sequence = NULL WHERE mark_sequence IS NOT NULL")
+            try database.run(SnapshotMark.stepMarksCleared)
         }
     }
 

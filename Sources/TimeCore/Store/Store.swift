@@ -197,7 +197,7 @@ public final class Store {
 
     /// Empties every table (restoring a snapshot into a fresh store starts from here).
     func removeAll() throws {
-        try database.execute("DELETE FROM segments; DELETE FROM sessions; DELETE FROM projects; DELETE FROM categories; DELETE FROM meta; DELETE FROM snapshot_mark; UPDATE undo_steps SET mark_state = NULL, mark_sequence = NULL WHERE mark_sequence IS NOT NULL;")
+        try database.execute("DELETE FROM segments; DELETE FROM sessions; DELETE FROM projects; DELETE FROM categories; DELETE FROM meta; DELETE FROM snapshot_mark; \(SnapshotMark.stepMarksCleared);")
         database.noteRewrite()  // (truncations: the update hook does not see them)
         try setMeta("longest_span", "0")
         knownLongestSpan = 0
