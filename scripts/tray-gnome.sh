@@ -9,7 +9,8 @@
 # SVG; no box for a missing image or glyph); the label follows Pause and Resume; after every kind
 # of change each entry of the extension's menu has the text, enabled state and mark the agent
 # means; Pause chosen in that menu pauses; a focus phase shows in the label (◔ 25 min) and the
-# Focus submenu's Skip and Stop focus work; the item survives an agent restart; and ten logins
+# Focus submenu's Skip and Stop focus work; the item survives an agent restart and the
+# extension's own refresh of its Id and Menu; and ten logins
 # (shell and agent started at the same moment) give ten items.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -154,13 +155,23 @@ wait_until 15 in_top_bar "$item" || fail "the restarted agent's item did not app
 wait_until 10 icon_is paused || fail "the restarted agent's item does not show the paused timer: $(item_json)"
 check_menu "an agent restart"
 say "GNOME: the item came back after an agent restart"
+
+# The extension's watcher of our bus name reports it (at a login, often after the extension read
+# the item): the extension clears the Id and Menu it holds and asks again, and its own refresh
+# then fails. Unless the item tells them again, the button never gets ready (no icon, no label,
+# no menu: a CI login saw it) or loses its menu.
+[ "$(host_check gnome-name-appeared --item "$item")" != null ] || fail "the extension does not watch our bus name"
+identity_back() { [ "$(host_check gnome-identity --item "$item")" = '{"id": "time-tracker", "menuPath": "/MenuBar", "ready": true}' ]; }
+wait_until 10 identity_back || fail "the extension lost the item's Id and Menu when it saw our name again: $(host_check gnome-identity --item "$item")"
+check_menu "the extension saw our bus name again"
+say "GNOME: the item kept its Id and Menu when the extension saw our bus name again"
 end_login
 
 # Logins: the shell and the agent start at the same moment, ten times (TIME_TRAY_LOGINS); each
 # time the item must end up in the top bar (an item no host read a few seconds after registering
 # registers again).
 logins="${TIME_TRAY_LOGINS:-10}"   # scripts/stress.sh asks for more
-shown=0 again=0
+shown=0 again=0 told=0
 for ((login = 1; login <= logins; login++)); do
     start_login "login$login" --with-agent
     wait_until 30 in_top_bar "$item" || fail "login $login: the item never appeared in the top bar (agent log: $work/login$login-agent.log)"
@@ -168,5 +179,6 @@ for ((login = 1; login <= logins; login++)); do
     shown=$((shown + 1))
     grep -q "registering again" "$work/login$login-agent.log" && again=$((again + 1))
     end_login
+    grep -q "Impossible to get basic properties" "$work/login$login-shell.log" && told=$((told + 1))
 done
-say "GNOME: $shown of $logins logins showed the item ($again needed a second registration)"
+say "GNOME: $shown of $logins logins showed the item ($again needed a second registration; in $told the extension lost the Id and Menu and was told them again)"

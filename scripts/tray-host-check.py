@@ -139,6 +139,30 @@ def gnome_items():
     return shell_eval("""JSON.stringify(Object.keys(Main.panel.statusArea).filter(k => k.startsWith("appindicator-")))""")
 
 
+def gnome_name_appeared(item):
+    """Replays what the extension does when its watcher of the item's bus name reports the name
+    (at a login it often does so after it has read the item): it clears the item's Id and Menu and
+    asks for them again. Its own refresh then fails (it compares the answer with the cleared
+    value), so the item must tell them again, or the button never gets ready or loses its menu."""
+    return shell_eval(f"""(() => {{
+        const b = {button(item)};
+        if (!b || !b._indicator._nameWatcher) return JSON.stringify(null);
+        b._indicator._nameWatcher.emit("changed");
+        return JSON.stringify({{id: b._indicator.id, menuPath: b._indicator.menuPath}});
+    }})()""")
+
+
+def gnome_identity(item):
+    """What the extension holds of the item's Id and Menu (it builds the menu from the latter), and
+    whether it counts the item ready (only a ready item gets its label, icon and menu drawn)."""
+    return shell_eval(f"""(() => {{
+        const b = {button(item)};
+        if (!b) return JSON.stringify(null);
+        const i = b._indicator;
+        return JSON.stringify({{id: i.id, menuPath: i.menuPath, ready: !!i.isReady}});
+    }})()""")
+
+
 # MARK: Plasma
 
 def plasma_button():
@@ -235,6 +259,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["agent-menu", "gnome-item", "gnome-items", "gnome-menu", "gnome-check",
                                             "gnome-activate", "gnome-open-menu", "gnome-close-menu",
+                                            "gnome-name-appeared", "gnome-identity",
                                             "plasma-item", "plasma-menu", "plasma-check"])
     parser.add_argument("--item", help="the item's bus name, org.kde.StatusNotifierItem-PID-1")
     parser.add_argument("--step", default="the change", help="what just happened (for the message)")
@@ -258,6 +283,10 @@ def main():
             sys.exit(f"the extension's menu has no entry {arguments.label!r}")
     elif command in ("gnome-open-menu", "gnome-close-menu"):
         result = gnome_open_menu(item, command == "gnome-open-menu")
+    elif command == "gnome-name-appeared":
+        result = gnome_name_appeared(item)
+    elif command == "gnome-identity":
+        result = gnome_identity(item)
     elif command == "plasma-item":
         result = plasma_item()
     elif command == "plasma-menu":

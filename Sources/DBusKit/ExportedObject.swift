@@ -69,6 +69,9 @@ public struct Property {
     /// The setter announces the change itself, together with whatever else it changed (one
     /// PropertiesChanged for the whole change), so Set sends none of its own.
     public var setterAnnounces: Bool
+    /// Runs after the reply to a `Get` of this property alone (not `GetAll`) is sent: a client
+    /// that asks for one property again may have lost it.
+    public var afterGet: (() -> Void)?
 
     public init(name: String, signature: String, access: Access = .read, emitsChange: EmitsChange = .true,
                 doc: String? = nil, setterAnnounces: Bool = false, get: @escaping () -> DBusValue,

@@ -208,6 +208,10 @@ final class ObjectRegistration {
             try check("ss")
             let interface = try lookUp(args[0].stringValue!)
             let property = try lookUp(args[1].stringValue!, in: interface)
+            if let afterGet = property.afterGet {
+                let previous = call.afterReply
+                call.afterReply = { previous?(); afterGet() }
+            }
             return [.variant(property.get())]
         case "GetAll":
             try check("s")

@@ -131,6 +131,21 @@ final class StatusNotifierObject {
         }
     }
 
+    /// GNOME's AppIndicator extension asks for the Id (and Menu) alone when the owner of our bus
+    /// name changes in its eyes, after clearing what it held; its own refresh of them then fails
+    /// (it compares the answer with the cleared value), and an item without them is never ready:
+    /// no icon, label or menu. Telling both again in a PropertiesChanged, which its D-Bus proxy
+    /// applies, makes it ready; for a host that still holds them it changes nothing.
+    private func identity(_ property: Property) -> Property {
+        var property = property
+        property.afterGet = { [unowned self] in
+            guard let connection = self.connection, connection.isConnected else { return }
+            try? connection.emitPropertiesChanged(path: self.path, interface: Self.interfaceName,
+                                                  changed: ["Id": .string(self.id), "Menu": .objectPath(self.menuPath)])
+        }
+        return property
+    }
+
     var interface: Interface {
         Interface(name: Self.interfaceName, methods: [
             Method(name: "ContextMenu", inArgs: [Argument("x", "i"), Argument("y", "i")]) { _ in [] },
@@ -149,7 +164,7 @@ final class StatusNotifierObject {
             Method(name: "Scroll", inArgs: [Argument("delta", "i"), Argument("orientation", "s")]) { _ in [] },
         ], properties: [
             constant("Category", "s", .string("ApplicationStatus")),
-            constant("Id", "s", .string(id)),
+            identity(constant("Id", "s", .string(id))),
             live("Title", "s") { .string($0.title) },
             // Always Active: hosts hide a Passive item, and an idle timer must stay reachable.
             constant("Status", "s", .string("Active")),

@@ -113,25 +113,26 @@ struct MenuNode {
     var labels: [String] { children.compactMap(\.label) }
 }
 
-/// Records the menu's signals from the agent, as a host listening for changes would.
+/// Records the agent's signals of one interface at one path (by default the menu's), as a host
+/// listening for changes would.
 final class MenuSignals {
     let connection: BusConnection
     private(set) var received: [(member: String, arguments: [DBusValue])] = []
 
-    init(bus: PrivateBus) throws {
+    init(bus: PrivateBus, interface: String = "com.canonical.dbusmenu", path: String = "/MenuBar") throws {
         connection = try bus.connect()
         connection.attachToMainContext(nil)
-        try connection.addMatch("type='signal',interface='com.canonical.dbusmenu',path='/MenuBar'")
+        try connection.addMatch("type='signal',interface='\(interface)',path='\(path)'")
         connection.onSignal { [unowned self] message in
-            guard message.interface == "com.canonical.dbusmenu", let member = message.member else { return }
+            guard message.interface == interface, message.path == path, let member = message.member else { return }
             self.received.append((member, (try? message.arguments()) ?? []))
         }
     }
 
     func named(_ member: String) -> [[DBusValue]] { received.filter { $0.member == member }.map(\.arguments) }
 
-    func waitFor(_ member: String, count: Int = 1) -> Bool {
-        wait(seconds: 10) { TestWatcher.pump(); return named(member).count >= count }
+    func waitFor(_ member: String, count: Int = 1, seconds: Double = 10) -> Bool {
+        wait(seconds: seconds) { TestWatcher.pump(); return named(member).count >= count }
     }
 
     func reset() { TestWatcher.pump(); received = [] }

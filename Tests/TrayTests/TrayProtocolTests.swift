@@ -214,6 +214,29 @@ final class TrayProtocolTests: XCTestCase {
 
     /// A change of labels, marks or enabled states is an ItemsPropertiesUpdated (GNOME re-reads
     /// nothing on LayoutUpdated); entries coming or going is a LayoutUpdated with a higher revision.
+    /// GNOME's AppIndicator extension clears the Id and Menu it holds when it sees our bus name
+    /// change owner and asks for them alone; its own refresh then fails, and an item without them
+    /// never gets an icon, label or menu. A Get of the Id alone is answered, then both are told
+    /// again in a PropertiesChanged its D-Bus proxy applies; GetAll and other Gets send nothing.
+    func testTellsIdAndMenuAgainToAHostThatAsksForTheIdAlone() throws {
+        try startAgent()
+        let signals = try MenuSignals(bus: bus, interface: "org.freedesktop.DBus.Properties", path: "/StatusNotifierItem")
+        defer { signals.stop() }
+        let id = try tray.itemProperties()["Id"]
+        _ = try tray.itemProperty("Title")
+        _ = try tray.itemProperty("Menu")
+        XCTAssertFalse(signals.waitFor("PropertiesChanged", seconds: 1), "GetAll or a Get of another property sent PropertiesChanged: \(signals.received)")
+
+        XCTAssertEqual(try tray.itemProperty("Id"), id)
+        XCTAssertTrue(signals.waitFor("PropertiesChanged"), "the Id and Menu were not told again after a Get of the Id")
+        let told = try XCTUnwrap(signals.named("PropertiesChanged").first)
+        XCTAssertEqual(told.count, 3)
+        XCTAssertEqual(told[0], .string("org.kde.StatusNotifierItem"))
+        XCTAssertEqual(told[1].variantDictionary, ["Id": try XCTUnwrap(id), "Menu": .objectPath("/MenuBar")])
+        XCTAssertEqual(told[2].arrayValue, [])
+        XCTAssertFalse(signals.waitFor("PropertiesChanged", count: 2, seconds: 1), "told more than once for one Get")
+    }
+
     func testChangesAreAnnouncedTheWayHostsListen() throws {
         try startAgent()
         // A host listens once a watcher has the item registered (without one, nothing is sent).
