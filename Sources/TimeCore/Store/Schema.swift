@@ -28,10 +28,13 @@
 /// v17: the snapshot mark of a change that writes an undo step goes in the step's row
 ///      (`mark_state`, `mark_sequence`; Store+SnapshotMark.swift): `snapshot_mark`'s page was one
 ///      of the three WAL frames of a Pause.
+/// v18: the id counters in `meta` are written by a trigger when the row with the highest id is
+///      deleted, not by every insert (Store+IDHighWater.swift): one WAL frame less in a start and
+///      in a Resume.
 /// Sync's triggers (`sync_notes_…`) are in a store only while sync is on (SyncTriggers.swift): a
 /// migration that drops or remakes one says `IF EXISTS`.
 enum Schema {
-    static let currentVersion: Int64 = 17
+    static let currentVersion: Int64 = 18
     static let oldestVersion: Int64 = 2
 
     struct Migration {
@@ -96,6 +99,7 @@ enum Schema {
         Migration(version: 15, name: "the snapshot mark out of meta", sql: SnapshotMark.schema),
         Migration(version: 16, name: "undo steps without a counter table", sql: UndoHistory.schemaV16),
         Migration(version: 17, name: "the snapshot mark in the undo step's row", sql: SnapshotMark.schemaV17),
+        Migration(version: 18, name: "id counters written when the newest row goes", sql: IDHighWater.schemaV18),
     ]
 
     enum Status: Equatable {

@@ -170,32 +170,6 @@ extension Store {
         return (Int64(first.dayNumber) * 86400, Int64(next.dayNumber) * 86400)
     }
 
-    /// A new session id: never one that was used before, even by a deleted session, so that a
-    /// script holding an old id cannot edit someone else's session. (SQLite alone would reuse
-    /// the id of the newest session once it was deleted.)
-    private func nextSessionID() throws -> SessionID {
-        try highWaterMark(of: "sessions", counter: "last_session_id") + 1
-    }
-
-    /// The highest id `table` ever gave out: its counter in `meta`, or a higher id in the table.
-    /// Read once, then kept: every insert through this connection is seen by the update hook
-    /// (`WriteCounts.highestInserted`, imports' and sync's own ids too); anything the hook does
-    /// not see (a rollback, a truncation, a restore) counts as a rewrite, which reads it again, and
-    /// so does another connection's commit (`forgetKeptReads`).
-    private func highWaterMark(of table: String, counter: String) throws -> Int64 {
-        let counts = database.writeCounts
-        let mark: Int64
-        if let known = knownHighWater[table], known.rewrites == counts.rewrites {
-            mark = max(known.id, counts.highestInserted[table] ?? 0)
-        } else {
-            let used = try meta(counter).flatMap { Int64($0) } ?? 0
-            let highest = try database.queryFirst("SELECT max(id) FROM \(table)") { $0.optionalInt(0) } ?? nil
-            mark = max(used, highest ?? 0)
-        }
-        knownHighWater[table] = (mark, counts.rewrites)
-        return mark
-    }
-
     func insertSession(_ session: WorkSession, keepingID: Bool = false) throws -> SessionID {
         let id = keepingID ? session.id : try nextSessionID()
         let globalID = session.globalID.isEmpty ? SyncRecord.newID() : session.globalID
@@ -204,7 +178,6 @@ extension Store {
                          session.end.map(SQLValue.integer) ?? .null, .integer(session.unrecordedSeconds), .text(session.note),
                          session.importKey.isEmpty ? .null : .text(session.importKey), .text(globalID),
                          FocusSpan.storeValue(session.focus))
-        if !keepingID { try setMeta("last_session_id", String(id)) }
         try insertSegments(session.segments, of: id)
         try noteSpan(of: session)
         var stored = session
@@ -214,19 +187,15 @@ extension Store {
         return id
     }
 
-    /// Segment ids are never used twice either. The undo history names segments by id: had a
-    /// session's rewritten segments taken ids a deleted session freed, a later segment of another
-    /// session could reuse one of theirs within a step, and undoing that step (which deletes the
-    /// other session, its segments with it) would find the record it means gone.
+    /// New segment ids continue from the highest ever given (IDHighWater).
     private func insertSegments(_ segments: [Segment], of id: SessionID) throws {
         guard !segments.isEmpty else { return }
-        var segmentID = try highWaterMark(of: "segments", counter: "last_segment_id")
+        var segmentID = try highestSegmentID()
         for segment in segments {
             segmentID += 1
             try database.run("INSERT INTO segments(id, session_id, start, end) VALUES(?, ?, ?, ?)",
                              .integer(segmentID), .integer(id), .integer(segment.start), segment.end.map(SQLValue.integer) ?? .null)
         }
-        try setMeta("last_segment_id", String(segmentID))
     }
 
     /// Rewrites a session row; segments too when `segmentsChanged`.
