@@ -12,3 +12,6 @@ int sync_file_range(int fd, __off64_t offset, __off64_t count, unsigned int flag
 static inline int time_start_writeback(int fd, __off64_t offset, __off64_t count) {
     return sync_file_range(fd, offset, count, 2);
 }
+
+/* getrandom(2), <sys/random.h>: one call fills a whole global id's 16 bytes. */
+#include <sys/random.h>

@@ -37,6 +37,25 @@ final class SyncRecordLineTests: XCTestCase {
         }
     }
 
+    /// A global id is 32 hex digits: each word's nibbles, lowest first (the ids a seed replays
+    /// depend on it). The oracle: each word's hex text, padded and read backwards.
+    func testAGlobalIDIsItsWordsNibblesLowestFirst() {
+        var random = SeededRandom(seed: 20261206)
+        func oracle(_ word: UInt64) -> String {
+            let text = String(word, radix: 16)
+            return String((String(repeating: "0", count: 16 - text.count) + text).reversed())
+        }
+        for word in [UInt64.min, .max, 0x0123_4567_89ab_cdef] + (0..<1000).map({ _ in random.next() }) {
+            let other = random.next()
+            XCTAssertEqual(SyncRecord.hexID(word, other), oracle(word) + oracle(other))
+        }
+        var replay = SeededRandom(seed: 7), again = SeededRandom(seed: 7)
+        XCTAssertEqual(SyncRecord.newID(using: &replay), oracle(again.next()) + oracle(again.next()))
+        let made = (0..<200).map { _ in SyncRecord.newID() }
+        XCTAssertEqual(Set(made).count, made.count, "ids from the system's randomness repeat")
+        for id in made { XCTAssertTrue(id.utf8.count == 32 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }, id) }
+    }
+
     func testJSONWrittenAsBytesIsTheSerializedText() {
         var random = SeededRandom(seed: 7)
         for round in 0..<2000 {

@@ -1,3 +1,5 @@
+import CKernel
+import Glibc
 /// What a record changes (docs/sync.md, "A record").
 public enum SyncKind: String, Sendable, CaseIterable {
     case category, project, session, device
@@ -172,13 +174,26 @@ public struct SyncRecord: Equatable, Sendable {
 
     /// 32 random lower-case hex digits: a device id or an entity's global id.
     public static func newID<Generator: RandomNumberGenerator>(using generator: inout Generator) -> String {
-        let digits = Array("0123456789abcdef")
-        var text = ""
-        for _ in 0..<2 {
-            var word = generator.next()
-            for _ in 0..<16 { text.append(digits[Int(word & 15)]); word >>= 4 }
+        let first = generator.next()
+        return hexID(first, generator.next())
+    }
+
+    /// The nibbles of two words, lowest first, as hex digits, written straight into the string's
+    /// storage (every start makes one: a character at a time it was a growing string's copies).
+    static func hexID(_ first: UInt64, _ second: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 32) { bytes in
+            func write(_ word: UInt64, at offset: Int) {
+                var word = word
+                for index in offset..<offset + 16 {
+                    let nibble = UInt8(truncatingIfNeeded: word & 15)
+                    bytes[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                    word >>= 4
+                }
+            }
+            write(first, at: 0)
+            write(second, at: 16)
+            return 32
         }
-        return text
     }
 
     /// Where `newID()` takes its ids when set: a test that replays a seed sets a seeded source
@@ -188,7 +203,13 @@ public struct SyncRecord: Equatable, Sendable {
 
     public static func newID() -> String {
         if let idSource { return idSource() }
-        var system = SystemRandomNumberGenerator()
-        return newID(using: &system)
+        // Both words from one getrandom(2), where the system's generator asks once for each.
+        var words: (UInt64, UInt64) = (0, 0)
+        let filled = withUnsafeMutableBytes(of: &words) { getrandom($0.baseAddress, $0.count, 0) }
+        guard filled == MemoryLayout.size(ofValue: words) else {
+            var system = SystemRandomNumberGenerator()
+            return newID(using: &system)
+        }
+        return hexID(words.0, words.1)
     }
 }
