@@ -1,5 +1,6 @@
 import CKernel
 import Glibc
+
 /// What a record changes (docs/sync.md, "A record").
 public enum SyncKind: String, Sendable, CaseIterable {
     case category, project, session, device
