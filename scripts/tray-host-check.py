@@ -3,8 +3,9 @@
 
 GNOME Shell (with the AppIndicator extension), through org.gnome.Shell.Eval in --unsafe-mode:
 the panel button, its label, the icon file the extension loaded, the menu the extension built
-from our dbusmenu, a click on one of its entries, and its watcher of our bus name replayed. Plasma's system tray, over AT-SPI (the
-item's button and the context menu Plasma opens on a right click, driven with xdotool).
+from our dbusmenu, a click on one of its entries, and its watcher of our bus name replayed.
+Plasma's system tray, over AT-SPI (the item's button and the context menu Plasma opens on a right
+click, driven with xdotool).
 
 What the agent means is read from its own dbusmenu (GetLayout with every property), so each
 check compares the host's picture with the agent's, entry for entry. Runs with the system's

@@ -13,6 +13,9 @@ enum IDHighWater {
     /// (table, its counter in `meta`).
     static let counters = [("sessions", "last_session_id"), ("segments", "last_segment_id")]
 
+    /// The counter of `table` in `meta`.
+    static func counter(of table: String) -> String { counters.first { $0.0 == table }!.1 }
+
     /// v18: the triggers. A multi-row delete fires per row: whichever order the rows go in, the
     /// one that leaves the table without a higher id writes it, and the counter never goes down.
     static let schemaV18 = counters.map { table, counter in
@@ -30,12 +33,12 @@ enum IDHighWater {
 extension Store {
     /// A new session id (see `IDHighWater`).
     func nextSessionID() throws -> SessionID {
-        try highWaterMark(of: "sessions", counter: "last_session_id") + 1
+        try highWaterMark(of: "sessions") + 1
     }
 
     /// The highest segment id given so far (see `IDHighWater`).
     func highestSegmentID() throws -> Int64 {
-        try highWaterMark(of: "segments", counter: "last_segment_id")
+        try highWaterMark(of: "segments")
     }
 
     /// The highest id `table` ever gave out: its counter in `meta`, or a higher id in the table.
@@ -43,13 +46,13 @@ extension Store {
     /// (`WriteCounts.highestInserted`, imports' and sync's own ids too), and a delete cannot lower
     /// it; anything the hook does not see (a rollback, a truncation, a restore) counts as a
     /// rewrite, which reads it again, and so does another connection's commit (`forgetKeptReads`).
-    private func highWaterMark(of table: String, counter: String) throws -> Int64 {
+    private func highWaterMark(of table: String) throws -> Int64 {
         let counts = database.writeCounts
         let mark: Int64
         if let known = knownHighWater[table], known.rewrites == counts.rewrites {
             mark = max(known.id, counts.highestInserted[table] ?? 0)
         } else {
-            let used = try meta(counter).flatMap { Int64($0) } ?? 0
+            let used = try meta(IDHighWater.counter(of: table)).flatMap { Int64($0) } ?? 0
             let highest = try database.queryFirst("SELECT max(id) FROM \(table)") { $0.optionalInt(0) } ?? nil
             mark = max(used, highest ?? 0)
         }
