@@ -87,6 +87,9 @@ public final class AgentService {
 
     private func currentProperties(_ status: TimerStatus?) -> TimerProperties {
         guard let status else { return TimerProperties() }
+        // A change that could be neither confirmed on the disk nor taken back locks editing.
+        var storage = self.storage
+        if let reason = tracker.readOnlyReason, storage.state != .readOnly { storage = StorageStatus(state: .readOnly, message: reason) }
         var properties = TimerProperties(status: status, storage: storage, reminderMinutes: tracker.reminderMinutes)
         properties.setAway(from: tracker)
         properties.setPlans(from: tracker)

@@ -57,7 +57,7 @@ public final class Tracker {
     /// Open sessions of other devices (sync), which reports count up to now; none without sync.
     public var sessionsElsewhere: (() -> [WorkSession])?
     /// Set when the data could not be opened safely: every change is refused with this reason.
-    public private(set) var readOnlyReason: String?
+    public internal(set) var readOnlyReason: String?
 
     var projectsByID: [ProjectID: Project] = [:]
     var categoriesByID: [Int64: Category] = [:]
@@ -105,6 +105,7 @@ public final class Tracker {
             throw TrackerError.storageFailure("The change could not be started (\(error)); nothing was changed.")
         }
         var recorded = false
+        var committedEarly: UndoHistory.FinishedStep?
         do {
             if recordingStep { try history.beginStep() }
             PathTrace.mark("undo: recording started")
@@ -115,17 +116,27 @@ public final class Tracker {
                 PathTrace.mark("undo: step written")
             }
             if let recorder {
-                try recorder.recordState(of: store, changedDays: store.changedDays, meanwhile: writeStep)
+                try recorder.recordState(of: store, changedDays: store.changedDays, meanwhile: writeStep) {
+                    // Committed before the flush only when the change can be taken back exactly.
+                    guard recordingStep, let step = self.history.finished else { return false }
+                    try self.store.commit()
+                    committedEarly = step
+                    return true
+                }
             } else {
                 try writeStep()
             }
             recorded = true
-            try store.commit()
-            PathTrace.mark("SQLite: COMMIT")
+            if committedEarly == nil {
+                try store.commit()
+                PathTrace.mark("SQLite: COMMIT")
+            }
             recorder?.changeCommitted()
             committedChanges &+= 1
             return result
         } catch {
+            // Committed, then its slot's flush (or read-back) failed: taken back, or editing locked.
+            if let committedEarly { try takeBack(committedEarly, after: error) }
             history.abandonStep()
             store.rollback()
             if recorded { recorder?.changeAbandoned() }
@@ -140,7 +151,7 @@ public final class Tracker {
 
     /// How many changes this tracker committed since it was made: the agent's `DataRevision`,
     /// so that a window re-reads after a change from anywhere (a client, the tray, a merge).
-    public private(set) var committedChanges: UInt64 = 0
+    public internal(set) var committedChanges: UInt64 = 0
 
     /// Housekeeping left from the last change; a front end calls it after answering the caller.
     public func tidyUp() {

@@ -80,6 +80,7 @@ final class UndoHistory {
     // MARK: Recording steps (inside the change gate's transaction)
 
     func beginStep() throws {
+        finished = nil
         givenDescription = nil
         recording?.stop()
         recording = nil
@@ -87,6 +88,7 @@ final class UndoHistory {
     }
 
     func abandonStep() {
+        finished = nil
         recording?.stop()
         recording = nil
         givenDescription = nil
@@ -108,12 +110,13 @@ final class UndoHistory {
         let description = try given ?? describe(changeset)
         // NULL: SQLite's id, one past the newest step's.
         var stepID = SQLValue.null
+        var removedOthers = false
         if mayHoldUndone {
             // The undone steps go; the new one takes an id past theirs, so that no id is given
             // twice (the Stop notification's Undo names its step by id).
             let newest = try database.queryFirst("SELECT max(id) FROM undo_steps") { $0.optionalInt(0) } ?? nil
             try database.run("DELETE FROM undo_steps WHERE undone = 1")
-            if database.changes > 0, let newest { stepID = .integer(newest + 1) }
+            if database.changes > 0, let newest { stepID = .integer(newest + 1); removedOthers = true }
             mayHoldUndone = false
         }
         // The change's snapshot mark, when the keeper has one waiting, rides in the step's row.
@@ -126,8 +129,29 @@ final class UndoHistory {
             // Ids have gaps (undone steps that a change removed): count rows, not ids.
             try database.run("DELETE FROM undo_steps WHERE id < (SELECT id FROM undo_steps ORDER BY id DESC LIMIT 1 OFFSET ?)",
                              .integer(Int64(UndoHistory.kept - 1)))
+            removedOthers = removedOthers || database.changes > 0
         }
+        if !removedOthers && !recordedTables.triggersWriteUnrecordedRows { finished = FinishedStep(id: id, changeset: changeset) }
         return id
+    }
+
+    /// The step the last `finishStep` wrote and what it recorded, when that row is all it wrote
+    /// of the history (no undone or old steps removed) and its changeset holds every row the
+    /// change wrote (no sync trigger noted a row beside it): its change can be taken back exactly.
+    struct FinishedStep {
+        let id: Int64
+        let changeset: Changeset
+    }
+    private(set) var finished: FinishedStep?
+
+    /// Puts back the rows `step`'s change wrote and removes its step (and with it the snapshot
+    /// mark its row carried): a change committed before its flush, which then failed
+    /// (Tracker+TakeBack.swift). Inside the caller's transaction.
+    func takeBack(_ step: FinishedStep) throws {
+        finished = nil
+        try step.changeset.inverted().apply(to: database, highWaterKeys: [])
+        try database.run("DELETE FROM undo_steps WHERE id = ?", .integer(step.id))
+        guard database.changes == 1 else { throw ChangesetConflict(description: "step \(step.id) is no longer in the history") }
     }
 
     // MARK: Reading

@@ -8,6 +8,11 @@ public struct StorageStatus: Equatable, Sendable {
     public var message: String
 
     public static let ok = StorageStatus(state: .ok, message: "")
+
+    public init(state: State, message: String) {
+        self.state = state
+        self.message = message
+    }
 }
 
 /// The data folder opened safely, following the data-safety invariants:

@@ -159,8 +159,13 @@ public final class SnapshotKeeper: ChangeRecorder {
     // MARK: ChangeRecorder
 
     public func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
+        try recordState(of: store, changedDays: changedDays, meanwhile: meanwhile, commitEarly: { false })
+    }
+
+    public func recordState(of store: Store, changedDays: Set<String>, meanwhile: () throws -> Void,
+                            commitEarly: () throws -> Bool) throws {
         do {
-            try record(store, changedDays: changedDays, meanwhile: meanwhile)
+            try record(store, changedDays: changedDays, meanwhile: meanwhile, commitEarly: commitEarly)
         } catch {
             // Half a record must not stay behind: the chunk table, the day kept inline and any
             // file written go back to what the last recorded state had.
@@ -169,7 +174,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         }
     }
 
-    private func record(_ store: Store, changedDays: Set<String>, meanwhile: () throws -> Void) throws {
+    private func record(_ store: Store, changedDays: Set<String>, meanwhile: () throws -> Void,
+                        commitEarly: () throws -> Bool) throws {
         tidyUp()
         PathTrace.mark("snapshot: tidy up left over")
         let state = Pending(previousUnflushed: unflushed, previousEntries: entries,
@@ -180,7 +186,8 @@ public final class SnapshotKeeper: ChangeRecorder {
         // Another connection's commit makes what is kept from the store stale (read once here).
         let dataVersion = try store.database.dataVersion()
         // Another connection committed since the last change: what the store kept may be stale.
-        if payloadParts?.dataVersion != dataVersion {
+        let aloneSinceLastChange = payloadParts?.dataVersion == dataVersion
+        if !aloneSinceLastChange {
             store.forgetKeptReads()
             inlineParts = [:]
         }
@@ -307,13 +314,21 @@ public final class SnapshotKeeper: ChangeRecorder {
         // one rolls forward): one statement for both. Written with the transaction's other work
         // that the snapshot does not hold while the slot's bytes go to the disk.
         let mark = SnapshotMark(state: stateHash, sequence: entries.last?.sequence ?? 0)
-        func rest() throws {
+        func rest(mayCommitEarly: Bool) throws {
             // The undo step, if the change writes one, carries the mark (schema v17).
             store.markForStep = mark
             defer { store.markForStep = nil }
             try meanwhile()
             try store.setSnapshotMark(mark)
             PathTrace.mark("snapshot: meta rows")
+            // The commit too, while the disk takes the slot's bytes, when a flush that then fails
+            // can have the change taken back exactly (Tracker+TakeBack.swift): its step's row
+            // holds the mark, so that removing the row puts the mark before back; no other
+            // connection wrote since the last change; nothing else rides on the slot (sync's
+            // outbox, whose records a taken-back change would leave written).
+            if mayCommitEarly, aloneSinceLastChange, store.markTakenByStep == mark, try commitEarly() {
+                PathTrace.mark("SQLite: COMMIT, while the slot is written")
+            }
         }
         if let newest = entries.last, newest.sequence != durableSequence {
             // The chunks the snapshot names that are not known durable travel in its slot, up to
@@ -322,12 +337,13 @@ public final class SnapshotKeeper: ChangeRecorder {
             lastSequence = max(lastSequence, newest.sequence)
             state.slotWritten = (previous: durableSequence, now: newest.sequence)
             pending = state
-            try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: slotAttachment?() ?? [],
-                            whileWritten: rest)
+            let attachment = slotAttachment?() ?? []
+            try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: attachment,
+                            whileWritten: { try rest(mayCommitEarly: slotAttachment == nil && attachment.isEmpty) })
             durableSequence = newest.sequence
             PathTrace.mark("slot: read back and compared")
         } else {
-            try rest()
+            try rest(mayCommitEarly: false)
         }
         pending = state
     }

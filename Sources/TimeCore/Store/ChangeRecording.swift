@@ -243,6 +243,9 @@ final class TableKeys {
     private let excluded: Set<String>
     private var schemaVersion: Int64?
     private var tables: [String: Columns] = [:]
+    /// Whether the schema holds triggers that write rows no step records (sync's `sync_notes_…`,
+    /// present while sync is on): a change then writes more than its changeset can take back.
+    private(set) var triggersWriteUnrecordedRows = true
 
     init(database: SQLiteDatabase, excluding excluded: Set<String>) {
         self.database = database
@@ -270,6 +273,7 @@ final class TableKeys {
             columns.keyColumns = found.primaryKey.indices.filter { found.primaryKey[$0] }
             return columns.keyColumns.isEmpty ? nil : columns
         }
+        triggersWriteUnrecordedRows = try !SyncTriggers.present(in: database).isEmpty
         schemaVersion = version
     }
 
