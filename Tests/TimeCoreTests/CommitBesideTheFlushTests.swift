@@ -23,21 +23,8 @@ final class CommitBesideTheFlushTests: KeeperTestCase {
         return try database.query("SELECT '\(table): ' || \(quoted) FROM \"\(table)\" ORDER BY 1") { $0.string(0) }
     }
 
-    /// A running session with a few changes behind it (the first change after a start does not
-    /// commit early: the keeper has not yet seen the store alone since a change of its own).
-    private func aRunningSession(writeAfterAnswer: Bool = true) throws {
-        keeper.writeAfterAnswer = writeAfterAnswer
-        try tracker.createProject(name: "Writing", color: "", category: "")
-        try tracker.createProject(name: "Reviews", color: "", category: "")
-        tracker.tidyUp()
-        clock.time += 60
-        try tracker.startProject("Writing")
-        tracker.tidyUp()
-        clock.time += 60
-        try tracker.addNote("draft")
-        tracker.tidyUp()
-        clock.time += 60
-    }
+    // (aRunningSession, KeeperTestCase: the first change after a start does not commit early,
+    // as the keeper has not yet seen the store alone since a change of its own.)
 
     /// The next change's slot is moved away from its path while that change writes its step.
     private func moveTheNextSlotDuringTheStep() throws {
@@ -65,7 +52,7 @@ final class CommitBesideTheFlushTests: KeeperTestCase {
     }
 
     func testAChangeThatSucceedsCommitsOnce() throws {
-        try aRunningSession()
+        try aRunningSession(otherProjects: ["Reviews"])
         countCommits()
         clock.time += 60
         try tracker.pause()
@@ -76,7 +63,7 @@ final class CommitBesideTheFlushTests: KeeperTestCase {
     }
 
     func testAPauseWhoseSlotFailsAfterItsCommitIsTakenBackExactly() throws {
-        try aRunningSession()
+        try aRunningSession(otherProjects: ["Reviews"])
         let rowsBefore = try everyRow()
         let stateBefore = try DataState(store: tracker.store)
         let stepsBefore = try tracker.history(count: 100)
@@ -113,7 +100,7 @@ final class CommitBesideTheFlushTests: KeeperTestCase {
     /// A switch inserts a session and a segment: taken back, they go, and their ids are never
     /// given again (the id counters of store v18 are all it leaves).
     func testASwitchTakenBackLeavesOnlyItsIDsUsed() throws {
-        try aRunningSession()
+        try aRunningSession(otherProjects: ["Reviews"])
         let rowsBefore = try everyRow(leavingOutMeta: true)
         let highest = try XCTUnwrap(tracker.store.database.queryFirst("SELECT max(id) FROM sessions") { $0.int(0) })
         try moveTheNextSlotDuringTheStep()
@@ -138,7 +125,7 @@ final class CommitBesideTheFlushTests: KeeperTestCase {
     /// With sync on, sync's triggers note rows that no undo step records: no early commit, and a
     /// failing slot rolls the change back as before.
     func testNoEarlyCommitWhileSyncNotesWhatAChangeWrites() throws {
-        try aRunningSession()
+        try aRunningSession(otherProjects: ["Reviews"])
         try tracker.store.database.execute("BEGIN IMMEDIATE")
         try SyncTriggers.make(in: tracker.store)
         try tracker.store.database.execute("COMMIT")
@@ -165,7 +152,7 @@ final class CommitBesideTheFlushTests: KeeperTestCase {
     }
 
     private func aChangeThatCannotBeTakenBack(writeAfterAnswer: Bool) throws {
-        try aRunningSession(writeAfterAnswer: writeAfterAnswer)
+        try aRunningSession(otherProjects: ["Reviews"], writeAfterAnswer: writeAfterAnswer)
         let durableBefore = try XCTUnwrap(SnapshotSlots.entries(keeper.directory).last)
         try moveTheNextSlotDuringTheStep()
         try tracker.store.database.execute("""

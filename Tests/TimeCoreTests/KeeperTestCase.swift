@@ -22,6 +22,22 @@ class KeeperTestCase: XCTestCase {
         return try tracker.addSession(project: 1, start: clock.time - 7200, duration: "1h", note: "")
     }
 
+    /// A session running in "Writing" with a few changes behind it, made as the agent makes them
+    /// (`writeAfterAnswer`: kept files written after the answer), each tidied up after.
+    /// `otherProjects`: made first, beside "Writing".
+    func aRunningSession(otherProjects: [String] = [], writeAfterAnswer: Bool = true) throws {
+        keeper.writeAfterAnswer = writeAfterAnswer
+        for name in ["Writing"] + otherProjects { try tracker.createProject(name: name, color: "", category: "") }
+        tracker.tidyUp()
+        clock.time += 60
+        try tracker.startProject("Writing")
+        tracker.tidyUp()
+        clock.time += 60
+        try tracker.addNote("draft")
+        tracker.tidyUp()
+        clock.time += 60
+    }
+
     override func tearDown() {
         home = nil
         folder.remove()

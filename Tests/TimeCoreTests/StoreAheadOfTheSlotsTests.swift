@@ -5,24 +5,10 @@ import XCTest
 /// A store whose snapshot mark names a state or a sequence that no slot that verifies holds: the
 /// slots were lost or damaged, or the snapshot folder emptied (SnapshotKeeper+Attach.swift).
 final class StoreAheadOfTheSlotsTests: KeeperTestCase {
-    /// A few changes, as the agent makes them (kept files written after the answer).
-    private func aFewChanges() throws {
-        keeper.writeAfterAnswer = true
-        try tracker.createProject(name: "Writing", color: "", category: "")
-        tracker.tidyUp()
-        clock.time += 60
-        try tracker.startProject("Writing")
-        tracker.tidyUp()
-        clock.time += 60
-        try tracker.addNote("draft")
-        tracker.tidyUp()
-        clock.time += 60
-    }
-
     /// Both slots gone, the kept files still there (one of them the store's state): the start
     /// records the store's state into a slot at once, not only with the next change.
     func testAStartWhoseSlotsAreLostRecordsTheStoreAnew() throws {
-        try aFewChanges()
+        try aRunningSession()
         let mark = try tracker.store.snapshotMark()
         XCTAssertTrue(keeper.entries.contains { $0.stateHash == mark.state }, "a kept file holds the store's state")
         home = nil
@@ -39,7 +25,7 @@ final class StoreAheadOfTheSlotsTests: KeeperTestCase {
     /// snapshot holds. The start records it into the damaged slot's place, under a sequence past
     /// the one the store named, and never over the slot before, the one snapshot that verifies.
     func testAStartAfterTheNewestSlotIsDamagedRecordsTheStoreBesideTheSlotThatVerifies() throws {
-        try aFewChanges()
+        try aRunningSession()
         let before = try XCTUnwrap(SnapshotSlots.entries(keeper.directory).last)
         clock.time += 60
         try tracker.pause()
@@ -69,7 +55,7 @@ final class StoreAheadOfTheSlotsTests: KeeperTestCase {
     /// naming that change's own sequence: a start would find nothing newer to roll forward to, and
     /// the acknowledged change would be lost.)
     func testNoStateTakesASequenceTheStoreNamed() throws {
-        try aFewChanges()
+        try aRunningSession()
         let durable = try XCTUnwrap(SnapshotSlots.entries(keeper.directory).last)
         let named = durable.sequence + 7
         try tracker.store.database.execute(storeMarkInItsTable + "UPDATE snapshot_mark SET sequence = \(named)")
