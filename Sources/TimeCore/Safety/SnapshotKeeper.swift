@@ -339,7 +339,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             pending = state
             let attachment = slotAttachment?() ?? []
             try slots.write(bytes, sequence: newest.sequence, carrying: carried, attachment: attachment,
-                            whileWritten: { try rest(mayCommitEarly: slotAttachment == nil && attachment.isEmpty) })
+                            whileWritten: { try rest(mayCommitEarly: attachment.isEmpty) })
             durableSequence = newest.sequence
             PathTrace.mark("slot: read back and compared")
         } else {
