@@ -156,6 +156,8 @@ public final class Tracker {
     /// Housekeeping left from the last change; a front end calls it after answering the caller.
     public func tidyUp() {
         recorder?.tidyUp()
+        // A trim that fails (a full disk) loses nothing: the steps stay until the next one.
+        if readOnlyReason == nil { try? history.trimIfDue() }
         store.checkpointIfDue()
     }
 

@@ -18,6 +18,7 @@ final class UndoStepIDsTests: KeeperTestCase {
         var most: Int64 = 0
         for n in 1...250 {
             try tracker.setNote(session: id, note: "n\(n)")
+            tracker.tidyUp()  // as the agent does after each answer
             let held = try rowsHeld()
             most = max(most, held)
             XCTAssertLessThan(held, Int64(UndoHistory.kept) + UndoHistory.trimEvery, "after change \(n)")
@@ -31,6 +32,42 @@ final class UndoStepIDsTests: KeeperTestCase {
         XCTAssertThrowsError(try tracker.undo()) { XCTAssertEqual(($0 as? TrackerError)?.name, "NothingToUndo") }
         XCTAssertEqual(try tracker.session(id: id).note, "n150")
         XCTAssertEqual(try tracker.history(count: 500).count, UndoHistory.kept)
+    }
+
+    /// The old steps go after the answer (`Tracker.tidyUp`), in a transaction of their own, not
+    /// inside the change that made their removal due: that change's answer does not wait for
+    /// the pages of a step that may hold a whole imported history, and it can still commit
+    /// beside its flush (its step is all it wrote of the history).
+    func testTheOldStepsGoAfterTheAnswerNotInsideTheChange() throws {
+        let id = try aSessionToChange()
+        tracker.tidyUp()
+        // Changes, each tidied up after, up to the first that makes the trim due with old steps
+        // to remove (the 120th step, once the table holds past 100).
+        for n in 1...(UndoHistory.kept + 2 * Int(UndoHistory.trimEvery)) {
+            try tracker.setNote(session: id, note: "n\(n)")
+            if try newestID() % UndoHistory.trimEvery == 0, try newestID() > Int64(UndoHistory.kept) { break }
+            tracker.tidyUp()
+        }
+        XCTAssertEqual(try newestID(), Int64(UndoHistory.kept) + UndoHistory.trimEvery)
+        XCTAssertEqual(try rowsHeld(), Int64(UndoHistory.kept + Int(UndoHistory.trimEvery)),
+                       "the change that made the trim due removed no step itself")
+        XCTAssertNotNil(tracker.history.finished, "its step is all it wrote of the history: it can be taken back exactly")
+        XCTAssertEqual(try tracker.history(count: 500).count, UndoHistory.kept)
+        tracker.tidyUp()
+        XCTAssertEqual(try rowsHeld(), Int64(UndoHistory.kept), "the tidy-up after its answer removed the old steps")
+    }
+
+    /// A caller that never tidies up (a script on the core) still has the old steps removed,
+    /// inside a change, once in twice as many steps.
+    func testACallerThatNeverTidiesUpStillHasTheOldStepsRemoved() throws {
+        let id = try aSessionToChange()
+        for n in 1...300 {
+            try tracker.setNote(session: id, note: "n\(n)")
+            XCTAssertLessThan(try rowsHeld(), Int64(UndoHistory.kept) + 2 * UndoHistory.trimEvery, "after change \(n)")
+            XCTAssertEqual(try tracker.history(count: 500).count, min(n + 2, UndoHistory.kept), "after change \(n)")
+        }
+        for _ in 0..<UndoHistory.kept { try tracker.undo() }
+        XCTAssertEqual(try tracker.session(id: id).note, "n200")
     }
 
     func testNoStepIDIsGivenTwice() throws {

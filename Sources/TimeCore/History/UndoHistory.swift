@@ -26,10 +26,11 @@ final class UndoHistory {
     /// must not move back with an undo, such as an append-only log).
     static let untrackedTables: Set<String> = Set([table, SnapshotMark.table]).union(SyncStore.tables)
     static let kept = 100
-    /// The steps past the newest `kept` are removed together, at every step whose id is a multiple
-    /// of this: the oldest step's page is then written once in so many changes, not by every one
-    /// (a page is a frame of the WAL at the commit). The table holds fewer than `kept + trimEvery`
-    /// steps; every reader sees the newest `kept` only.
+    /// The steps past the newest `kept` are removed together, after the answer to every step whose
+    /// id is a multiple of this (`trimIfDue`): the oldest step's page is then written once in so
+    /// many changes, not by every one (a page is a frame of the WAL at the commit). With a tidy-up
+    /// after each change the table holds fewer than `kept + trimEvery` steps after it; every reader
+    /// sees the newest `kept` only.
     static let trimEvery: Int64 = 20
     /// Values in `meta` that only ever grow (the id high-water mark, the longest span bound):
     /// undo never takes them back, or a deleted session's (or segment's) id would be given out again.
@@ -126,13 +127,47 @@ final class UndoHistory {
             [stepID, .integer(time), .text(description), mark.state, mark.sequence], blob: changeset.bytes)
         let id = database.lastInsertRowID
         if id % UndoHistory.trimEvery == 0 {
-            // Ids have gaps (undone steps that a change removed): count rows, not ids.
-            try database.run("DELETE FROM undo_steps WHERE id < (SELECT id FROM undo_steps ORDER BY id DESC LIMIT 1 OFFSET ?)",
-                             .integer(Int64(UndoHistory.kept - 1)))
-            removedOthers = removedOthers || database.changes > 0
+            if trimDue {
+                // No tidy-up since the last step that made the trim due: a caller that never
+                // tidies up still has the old steps removed, here, once in twice as many.
+                removedOthers = try removeOldSteps() || removedOthers
+                trimDue = false
+            } else {
+                trimDue = true
+            }
         }
         if !removedOthers && !recordedTables.triggersWriteUnrecordedRows { finished = FinishedStep(id: id, changeset: changeset) }
         return id
+    }
+
+    /// Set by the step whose id is a multiple of `trimEvery`: the steps past the newest `kept` are
+    /// then removed by `trimIfDue`, after the answer.
+    private var trimDue = false
+
+    /// Removes the steps past the newest `kept` when a step made that due, in a transaction of its
+    /// own, after the answer to the change (`Tracker.tidyUp`): a history imported whole is one step
+    /// holding every session it brought, and freeing its pages inside a change kept that change's
+    /// answer waiting 40–100 ms. Nothing a person sees moves (every reader sees the newest `kept`),
+    /// and a trim that fails loses nothing: it is tried again at the next tidy-up.
+    func trimIfDue() throws {
+        guard trimDue else { return }
+        try store.begin()
+        do {
+            _ = try removeOldSteps()
+            try store.commit()
+        } catch {
+            store.rollback()
+            throw error
+        }
+        trimDue = false
+    }
+
+    /// Whether a step was removed.
+    private func removeOldSteps() throws -> Bool {
+        // Ids have gaps (undone steps that a change removed): count rows, not ids.
+        try database.run("DELETE FROM undo_steps WHERE id < (SELECT id FROM undo_steps ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                         .integer(Int64(UndoHistory.kept - 1)))
+        return database.changes > 0
     }
 
     /// The step the last `finishStep` wrote and what it recorded, when that row is all it wrote
