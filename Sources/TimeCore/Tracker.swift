@@ -265,7 +265,7 @@ public final class Tracker {
             try store.closeRunningSegment(of: open.id, at: done.segments[last].end!)
         }
         done.end = max(time, done.segments.last?.end ?? done.start, done.start)
-        try store.updateSession(done, previous: open, segmentsChanged: false)
+        try store.endOpenSession(done, previous: open)
         try endAwaySpan(at: done.end!)
         openSession = nil
         return done

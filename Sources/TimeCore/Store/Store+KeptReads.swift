@@ -48,6 +48,26 @@ extension Store {
         keptOpenSession = KeptRead(value: session, writes: after.of(Store.openSessionTables), rewrites: after.rewrites)
     }
 
+    /// Runs `write`, which ends the open session (`from`) or begins one (`from` nil) with `rows`
+    /// rows of `sessions` and `segments`, and keeps `to` as the open session after it rather
+    /// than leaving it to be read again (a Stop, a switch, a start): only when the open session
+    /// was kept before the write as the store's only one (or as none), and the write changed
+    /// exactly `rows` rows (a trigger or another row written leaves it to be read again).
+    func followingOpenSession(from id: SessionID?, to after: WorkSession?, rows: UInt64,
+                              _ write: () throws -> Void) rethrows {
+        let before = database.writeCounts
+        let wasKept = keptOpenSession.map {
+            $0.value?.id == id && openSessionIsOnlyOne && $0.writes == before.of(Store.openSessionTables)
+                && $0.rewrites == before.rewrites
+        } ?? false
+        try write()
+        let after_ = database.writeCounts
+        guard wasKept, after_.rewrites == before.rewrites,
+              after_.of(Store.openSessionTables) == before.of(Store.openSessionTables) &+ rows else { return }
+        keptOpenSession = KeptRead(value: after, writes: after_.of(Store.openSessionTables), rewrites: after_.rewrites)
+        openSessionIsOnlyOne = true
+    }
+
     /// Whether `id` is the open session as kept, still running or paused (nothing is read: false
     /// when the open session is not kept).
     func isKeptOpen(_ id: SessionID) -> Bool {

@@ -69,7 +69,9 @@ extension Store {
     public func openSession() throws -> WorkSession? {
         try keptRead(&keptOpenSession, of: Store.openSessionTables) {
             openSessionReads += 1
-            return try sessions(where: "end IS NULL", []).first
+            let open = try sessions(where: "end IS NULL", [])
+            openSessionIsOnlyOne = open.count <= 1
+            return open.first
         }
     }
 
@@ -173,16 +175,25 @@ extension Store {
     func insertSession(_ session: WorkSession, keepingID: Bool = false) throws -> SessionID {
         let id = keepingID ? session.id : try nextSessionID()
         let globalID = session.globalID.isEmpty ? SyncRecord.newID() : session.globalID
-        try database.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note, import_key, gid, focus) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         .integer(id), .integer(session.projectID), .integer(session.start),
-                         session.end.map(SQLValue.integer) ?? .null, .integer(session.unrecordedSeconds), .text(session.note),
-                         session.importKey.isEmpty ? .null : .text(session.importKey), .text(globalID),
-                         FocusSpan.storeValue(session.focus))
-        try insertSegments(session.segments, of: id)
-        try noteSpan(of: session)
         var stored = session
         stored.id = id
         stored.globalID = globalID
+        let insert = {
+            try self.database.run("INSERT INTO sessions(id, project_id, start, end, unrecorded_seconds, note, import_key, gid, focus) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                  .integer(id), .integer(session.projectID), .integer(session.start),
+                                  session.end.map(SQLValue.integer) ?? .null, .integer(session.unrecordedSeconds), .text(session.note),
+                                  session.importKey.isEmpty ? .null : .text(session.importKey), .text(globalID),
+                                  FocusSpan.storeValue(session.focus))
+            try self.insertSegments(session.segments, of: id)
+        }
+        if session.isOpen, zip(session.segments, session.segments.dropFirst()).allSatisfy({ $0.start <= $1.start }) {
+            // A start: the new session is the open one, kept as written when the store was known
+            // to hold none (its segments in the order a read gives them: by start, then id).
+            try followingOpenSession(from: nil, to: stored, rows: 1 + UInt64(session.segments.count), insert)
+        } else {
+            try insert()
+        }
+        try noteSpan(of: session)
         markChanged(stored)
         return id
     }
@@ -226,6 +237,17 @@ extension Store {
         try noteSpan(of: session)
         markChanged(previous)
         markChanged(session)
+    }
+
+    /// Stop (and a switch): the open session's row takes its end, the only column that changes,
+    /// so that its other indexes and its project's key are left alone. `done` is `open` ended.
+    func endOpenSession(_ done: WorkSession, previous open: WorkSession) throws {
+        guard let end = done.end else { return }
+        try followingOpenSession(from: open.id, to: nil, rows: 1) {
+            try database.run("UPDATE sessions SET end = ? WHERE id = ?", .integer(end), .integer(done.id))
+        }
+        try noteSpan(of: done)
+        markChanged(done)
     }
 
     /// Pause: the running segment of the open session ends.

@@ -22,6 +22,10 @@ public final class Store {
     private(set) var sessionWritesAtBegin: UInt64 = 0
     /// Reads kept between changes (Store+KeptReads.swift).
     var keptOpenSession: KeptRead<WorkSession?>?
+    /// Whether the store held no other open session when the kept one was read (the model has
+    /// one at most; a store written by other means may not): only then is the store's open
+    /// session known after that one ends.
+    var openSessionIsOnlyOne = false
     var keptAwaySpan: KeptRead<AwaySpan?>?
     /// How often the open session was read from its tables (what `followingOpenSession` spares).
     var openSessionReads = 0
