@@ -104,6 +104,7 @@ final class KeptReadsTests: KeeperTestCase {
         try tracker.createProject(name: "Reading", color: "", category: "")
         try check("two projects")
         let readsBefore = tracker.store.openSessionReads
+        let finishedReadsBefore = tracker.store.finishedSessionReads
         for round in 0..<3 {
             clock.time += 60
             try tracker.startProject("Writing")
@@ -118,6 +119,8 @@ final class KeptReadsTests: KeeperTestCase {
             XCTAssertNil(try tracker.store.openSession())
         }
         XCTAssertEqual(tracker.store.openSessionReads, readsBefore, "a start, a switch or a Stop read the open session back")
+        XCTAssertEqual(tracker.store.finishedSessionReads, finishedReadsBefore,
+                       "the snapshot read the session a switch or a Stop finished")
     }
 
     /// A store holding two open sessions (written by other means than the tracker): ending the
@@ -125,6 +128,7 @@ final class KeptReadsTests: KeeperTestCase {
     /// beside it (a trigger's, as a later schema might add) is read again.
     func testStartsAndStopsTheStoreCannotFollowReadAgain() throws {
         try tracker.createProject(name: "Writing", color: "", category: "")
+        try tracker.createProject(name: "Reading", color: "", category: "")
         clock.time += 60
         let first = try tracker.startProject("Writing")
         try tracker.store.database.execute("""
@@ -147,6 +151,18 @@ final class KeptReadsTests: KeeperTestCase {
         try tracker.startProject("Writing")
         try check("started with a trigger writing the session")
         XCTAssertEqual(try tracker.store.openSession()?.note, "begun")
+
+        // A row written beside a switch's (here the session it ended): the snapshot reads that one.
+        try tracker.store.database.execute("""
+            DROP TRIGGER noted;
+            CREATE TEMP TRIGGER ended AFTER INSERT ON sessions
+            BEGIN UPDATE sessions SET note = 'ended' WHERE end IS NOT NULL AND id = NEW.id - 1; END
+            """)
+        clock.time += 60
+        let ended = try XCTUnwrap(tracker.store.openSession()?.id)
+        try tracker.startProject("Reading")
+        try check("switched with a trigger writing the session it ended")
+        XCTAssertEqual(try tracker.session(id: ended).note, "ended")
     }
 
     /// An edit of the open session's row (a note added or set, its project moved) moves the kept

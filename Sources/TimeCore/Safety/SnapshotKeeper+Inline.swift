@@ -15,23 +15,37 @@ extension SnapshotKeeper {
         let changed = store.changedSessionIDs
         let missing = todaysIDsWereKept ? ids.filter { inlineParts[$0] == nil || changed.contains($0) } : ids
         if missing.count <= SnapshotKeeper.inlineReadsOneByOne {
-            var parts = inlineParts.filter { ids.contains($0.key) && !changed.contains($0.key) }
+            var parts = inlineParts
+            for id in changed { parts[id] = nil }
+            // More than the kept ids of today: some went into the day's chunk (a block filled).
+            if parts.count > ids.count - missing.count { parts = parts.filter { ids.contains($0.key) } }
             var complete = true
             for id in missing {
                 // What the day's query finds: finished, and begun today (UTC).
-                guard let session = try store.session(id: id), session.end != nil, CivilDate.utcDayKey(session.start) == today
+                guard let session = try store.finishedSession(id: id), session.end != nil,
+                      CivilDate.utcDayKey(session.start) == today
                 else { complete = false; break }
                 parts[id] = SnapshotKeeper.serialized(session)
             }
             if complete {
                 inlineParts = parts
-                let list = ids.compactMap { parts[$0] }
-                return list.isEmpty ? "" : "[" + list.joined(separator: ",") + "]"
+                return SnapshotKeeper.list(of: ids, from: parts)
             }
         }
         let sessions = try store.completedSessions(ofDay: today, fromID: firstID)
         inlineParts = Dictionary(sessions.map { ($0.id, SnapshotKeeper.serialized($0)) }, uniquingKeysWith: { first, _ in first })
         return SnapshotFormat.sessionList(sessions)
+    }
+
+    /// The parts of `ids` in their order, as `SnapshotFormat.sessionList` writes them.
+    private static func list(of ids: [Int64], from parts: [Int64: String]) -> String {
+        var text = ""
+        for id in ids {
+            guard let part = parts[id] else { continue }
+            text += text.isEmpty ? "[" : ","
+            text += part
+        }
+        return text.isEmpty ? "" : text + "]"
     }
 
     private static func serialized(_ session: WorkSession) -> String {

@@ -60,12 +60,34 @@ extension Store {
             $0.value?.id == id && openSessionIsOnlyOne && $0.writes == before.of(Store.openSessionTables)
                 && $0.rewrites == before.rewrites
         } ?? false
+        let ended = keptEndedSession.flatMap { holds($0, of: Store.openSessionTables) ? $0.value : nil }
         try write()
         let after_ = database.writeCounts
         guard wasKept, after_.rewrites == before.rewrites,
               after_.of(Store.openSessionTables) == before.of(Store.openSessionTables) &+ rows else { return }
         keptOpenSession = KeptRead(value: after, writes: after_.of(Store.openSessionTables), rewrites: after_.rewrites)
         openSessionIsOnlyOne = true
+        // Every row written is accounted for: a session ended before is still as it was.
+        if let ended { keptEndedSession = KeptRead(value: ended, writes: after_.of(Store.openSessionTables), rewrites: after_.rewrites) }
+    }
+
+    /// Runs `write`, which gives the open session as kept its `end` in one row, and keeps the
+    /// session as it then is: the snapshot finds the session a Stop or a switch finished without
+    /// reading it (`finishedSession`, `isCompleted`).
+    func followingTheEnd(of id: SessionID, at end: Int64, _ write: () throws -> Void) rethrows {
+        let open = keptOpenSession.flatMap { holds($0, of: Store.openSessionTables) ? $0.value : nil }
+        try followingOpenSession(from: id, to: nil, rows: 1, write)
+        guard var ended = open, ended.id == id, let followed = keptOpenSession, followed.value == nil,
+              holds(followed, of: Store.openSessionTables) else { return }
+        ended.end = end
+        keptEndedSession = KeptRead(value: ended, writes: followed.writes, rewrites: followed.rewrites)
+    }
+
+    /// The session a Stop or a switch ended, when it is `id` and nothing it was read from was
+    /// written since but what the store followed.
+    func keptEnded(_ id: SessionID) -> WorkSession? {
+        guard let kept = keptEndedSession, kept.value.id == id, holds(kept, of: Store.openSessionTables) else { return nil }
+        return kept.value
     }
 
     /// Whether `id` is the open session as kept, still running or paused (nothing is read: false
@@ -79,6 +101,7 @@ extension Store {
     /// marks neither: its inserts were not seen by this connection's hook).
     func forgetKeptReads() {
         keptOpenSession = nil
+        keptEndedSession = nil
         keptAwaySpan = nil
         knownHighWater = [:]
     }

@@ -65,6 +65,13 @@ extension Store {
         try sessions(where: "id = ?", [.integer(id)]).first
     }
 
+    /// Session `id` as the store holds it: the one a Stop or a switch just ended is kept.
+    func finishedSession(id: SessionID) throws -> WorkSession? {
+        if let ended = keptEnded(id) { return ended }
+        finishedSessionReads += 1
+        return try session(id: id)
+    }
+
     /// The open session, kept until sessions or segments are written (Store+KeptReads.swift).
     public func openSession() throws -> WorkSession? {
         try keptRead(&keptOpenSession, of: Store.openSessionTables) {
@@ -140,6 +147,7 @@ extension Store {
     /// Whether session `id` exists, is finished and began in a UTC period.
     func isCompleted(_ id: SessionID, inPeriod period: String) throws -> Bool {
         let (start, end) = Store.periodBounds(period)
+        if let ended = keptEnded(id) { return ended.start >= start && ended.start < end }
         return try database.queryFirst("SELECT 1 FROM sessions WHERE id = ? AND start >= ? AND start < ? AND end IS NOT NULL",
                                        .integer(id), .integer(start), .integer(end)) { _ in true } ?? false
     }
@@ -243,7 +251,7 @@ extension Store {
     /// so that its other indexes and its project's key are left alone. `done` is `open` ended.
     func endOpenSession(_ done: WorkSession, previous open: WorkSession) throws {
         guard let end = done.end else { return }
-        try followingOpenSession(from: open.id, to: nil, rows: 1) {
+        try followingTheEnd(of: open.id, at: end) {
             try database.run("UPDATE sessions SET end = ? WHERE id = ?", .integer(end), .integer(done.id))
         }
         try noteSpan(of: done)

@@ -27,6 +27,10 @@ public final class Store {
     /// session known after that one ends.
     var openSessionIsOnlyOne = false
     var keptAwaySpan: KeptRead<AwaySpan?>?
+    /// The session a Stop or a switch ended while the open session was followed, as the store
+    /// holds it (Store+KeptReads.swift), and how often a finished session was read instead.
+    var keptEndedSession: KeptRead<WorkSession>?
+    var finishedSessionReads = 0
     /// How often the open session was read from its tables (what `followingOpenSession` spares).
     var openSessionReads = 0
     /// The highest id given out per table, with the rewrite count it was read at (Store+Sessions.swift).
