@@ -42,10 +42,11 @@ struct ChunkTree: Equatable {
     }
 
     /// Rewrites the index chunks above `days` (which were set already), deepest first: `write`
-    /// turns an index chunk's period, bytes, parts and the reference it replaces into its hash
-    /// (writing its file); `replaced` hears of every reference set, with the one it replaced.
+    /// turns an index chunk's period, bytes, parts (the tree's own table, shared, not copied) and
+    /// the reference it replaces into its hash (writing its file); `replaced` hears of every
+    /// reference set, with the one it replaced.
     mutating func rewriteIndexes(above days: Set<String>, replaced: (String, Reference?) -> Void,
-                                 write: (String, [UInt8], [Reference], Reference?) throws -> String) throws {
+                                 write: (String, [UInt8], [String: Reference], Reference?) throws -> String) throws {
         var level = Set(days.compactMap(SnapshotFormat.parentPeriod))
         while !level.isEmpty {
             var next = Set<String>()
@@ -56,7 +57,8 @@ struct ChunkTree: Equatable {
                     replaced(period, set(nil, at: period))
                     continue
                 }
-                let hash = try write(period, SnapshotFormat.indexChunk(period: period, parts: children), children, reference(at: period))
+                let hash = try write(period, SnapshotFormat.indexChunk(period: period, parts: children), parts[period] ?? [:],
+                                     reference(at: period))
                 replaced(period, set(Reference(period: period, sha256: hash, sessions: children.reduce(0) { $0 + $1.sessions }), at: period))
             }
             level = next

@@ -247,7 +247,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             }
             try newTree.rewriteIndexes(above: days, replaced: { state.replacedInTree.append(($0, $1)) }) { period, bytes, parts, replaced in
                 let hash = try writeChunk(bytes, period: period, replacing: previousTree?.reference(at: period) ?? replaced, state: state)
-                nodeCache[hash] = Dictionary(parts.map { ($0.period, $0) }, uniquingKeysWith: { first, _ in first })
+                nodeCache[hash] = parts
                 return hash
             }
         }

@@ -4,8 +4,9 @@
 extension Store {
     private static let sessionColumns = "id, project_id, start, end, unrecorded_seconds, note, coalesce(import_key, ''), coalesce(gid, ''), coalesce(focus, '')"
 
-    private func sessions(where condition: String, _ values: [SQLValue], orderedBy order: String = "start, id") throws -> [WorkSession] {
-        let statement = try database.statement("SELECT \(Store.sessionColumns) FROM sessions WHERE \(condition) ORDER BY \(order)")
+    /// `order` nil: in no order SQLite promises (no sort that an index does not give).
+    private func sessions(where condition: String, _ values: [SQLValue], orderedBy order: String? = "start, id") throws -> [WorkSession] {
+        let statement = try database.statement("SELECT \(Store.sessionColumns) FROM sessions WHERE \(condition)" + (order.map { " ORDER BY " + $0 } ?? ""))
         defer { statement.reset() }
         try statement.bind(values)
         var found: [WorkSession] = []
@@ -76,9 +77,11 @@ extension Store {
     public func openSession() throws -> WorkSession? {
         try keptRead(&keptOpenSession, of: Store.openSessionTables) {
             openSessionReads += 1
-            let open = try sessions(where: "end IS NULL", [])
+            // Sorted here: in SQL the index on the open sessions gives no order, and a sort
+            // there builds a temporary b-tree for the one row there is.
+            let open = try sessions(where: "end IS NULL", [], orderedBy: nil)
             openSessionIsOnlyOne = open.count <= 1
-            return open.first
+            return open.min { ($0.start, $0.id) < ($1.start, $1.id) }
         }
     }
 
