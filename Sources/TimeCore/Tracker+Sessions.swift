@@ -56,21 +56,18 @@ extension Tracker {
         if original.isOpen { return try editOpenSession(original, changes: changes) }
         var session = original
         if let projectID = changes.projectID { session.projectID = try project(withID: projectID).id }
-        var segmentsChanged = false
         if let start = changes.start {
             try checkTime(start, "start")
             let shift = start - session.start
             session.start = start
             session.end = session.end! + shift
             session.segments = session.segments.map { Segment(start: $0.start + shift, end: $0.end.map { $0 + shift }) }
-            segmentsChanged = shift != 0
         }
         if let duration = changes.duration {
             let seconds = try DurationParser.seconds(from: duration)
             session.end = session.start + seconds
             session.unrecordedSeconds = 0
             session.segments = [Segment(start: session.start, end: session.start + seconds)]
-            segmentsChanged = true
         }
         if let note = changes.note { session.note = try TextInput.normalizedNote(note) }
         if changes.start != nil || changes.duration != nil {
@@ -79,7 +76,7 @@ extension Tracker {
         }
         guard session != original else { return }
         try change {
-            try store.updateSession(session, previous: original, segmentsChanged: segmentsChanged)
+            try store.editFinishedSession(session, previous: original)
             describeEdit(of: session, from: original)
         }
     }

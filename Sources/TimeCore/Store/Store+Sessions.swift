@@ -210,7 +210,7 @@ extension Store {
     }
 
     /// New segment ids continue from the highest ever given (IDHighWater).
-    private func insertSegments(_ segments: [Segment], of id: SessionID) throws {
+    func insertSegments(_ segments: [Segment], of id: SessionID) throws {
         guard !segments.isEmpty else { return }
         var segmentID = try highestSegmentID()
         for segment in segments {
