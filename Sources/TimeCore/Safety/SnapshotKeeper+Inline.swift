@@ -29,12 +29,31 @@ extension SnapshotKeeper {
             }
             if complete {
                 inlineParts = parts
-                return SnapshotKeeper.list(of: ids, from: parts)
+                let list = extendedList(ids: ids, missing: missing, changed: changed, parts: parts) ?? SnapshotKeeper.list(of: ids, from: parts)
+                inlineListIDs = ids
+                return list
             }
         }
         let sessions = try store.completedSessions(ofDay: today, fromID: firstID)
         inlineParts = Dictionary(sessions.map { ($0.id, SnapshotKeeper.serialized($0)) }, uniquingKeysWith: { first, _ in first })
+        inlineListIDs = sessions.map(\.id)
         return SnapshotFormat.sessionList(sessions)
+    }
+
+    /// The list kept (`inlineCache`) with the newest session after it, when that is all that
+    /// changed (a Stop, a switch: the session they finished has the highest id); nil otherwise.
+    private func extendedList(ids: [Int64], missing: [Int64], changed: Set<SessionID>, parts: [Int64: String]) -> String? {
+        guard let kept = inlineCache, let newest = ids.last, missing == [newest], let part = parts[newest],
+              ids.count == inlineListIDs.count + 1, ids.dropLast().elementsEqual(inlineListIDs),
+              !changed.contains(where: inlineListIDs.containsSorted)
+        else { return nil }
+        guard !kept.isEmpty else { return "[" + part + "]" }
+        var list = kept
+        list.removeLast()
+        list += ","
+        list += part
+        list += "]"
+        return list
     }
 
     /// The parts of `ids` in their order, as `SnapshotFormat.sessionList` writes them.

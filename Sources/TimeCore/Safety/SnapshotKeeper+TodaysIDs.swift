@@ -25,14 +25,28 @@ struct TodaysIDs {
 
     /// Puts `id` in or takes it out, keeping the order.
     mutating func set(_ id: Int64, present: Bool) {
-        var low = 0, high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
+        let low = ids.insertionIndex(of: id)
         let found = low < ids.count && ids[low] == id
         if present && !found { ids.insert(id, at: low) }
         if !present && found { ids.remove(at: low) }
+    }
+}
+
+extension Array where Element: Comparable {
+    /// Where `value` is, or would go, in this ascending array (a binary search).
+    func insertionIndex(of value: Element) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Whether this ascending array holds `value`.
+    func containsSorted(_ value: Element) -> Bool {
+        let index = insertionIndex(of: value)
+        return index < count && self[index] == value
     }
 }
 

@@ -60,8 +60,8 @@ public final class SnapshotKeeper: ChangeRecorder {
     var chunkedOfInlineDay: [Int64]?
     private var firstInlineID = Int64.max
     var inlineCache: String?
-    /// The inline sessions serialized one by one, by id (SnapshotKeeper+Inline.swift).
-    var inlineParts: [Int64: String] = [:]
+    /// The inline sessions serialized one by one, by id, and the ids `inlineCache` lists (+Inline).
+    var inlineParts: [Int64: String] = [:], inlineListIDs: [Int64] = []
     /// Today's finished sessions' ids, kept between changes (SnapshotKeeper+TodaysIDs.swift), and
     /// whether the last change found them kept (the marks covered every write since).
     var todaysIDs: TodaysIDs?
@@ -201,7 +201,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             let ids = try todaysCompletedIDs(store, today: today, dataVersion: dataVersion)
             let blocks = ids.count / SnapshotKeeper.inlineBlock * SnapshotKeeper.inlineBlock
             let chunked = Array(ids.prefix(blocks))
-            if inlineDay != today || chunked != chunkedOfInlineDay || !store.changedSessionIDs.isDisjoint(with: chunked) {
+            if inlineDay != today || chunked != chunkedOfInlineDay || store.changedSessionIDs.contains(where: chunked.containsSorted) {
                 days.insert(today)
             }
             firstInlineID = blocks < ids.count ? ids[blocks] : Int64.max
