@@ -83,7 +83,8 @@ struct ChangesetWriter {
     }
 
     private static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        // One append of the eight bytes (every integer of every row a change writes comes here).
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Reads a varint written by `appendVarint`: its value and how many bytes it took.
@@ -100,6 +101,11 @@ struct ChangesetWriter {
     /// SQLite's varint: 7 bits a byte, most significant first, the high bit set on all but the
     /// last; a value past 56 bits takes a ninth byte of 8 bits.
     static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        // A text's length in a row image: one byte for one shorter than 128, with no array made.
+        if value < 0x80 {
+            bytes.append(UInt8(value))
+            return
+        }
         if value >> 56 != 0 {
             var high = value >> 8
             var groups: [UInt8] = []
