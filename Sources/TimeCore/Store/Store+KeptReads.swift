@@ -62,13 +62,13 @@ extension Store {
         } ?? false
         let ended = keptEndedSession.flatMap { holds($0, of: Store.openSessionTables) ? $0.value : nil }
         try write()
-        let after_ = database.writeCounts
-        guard wasKept, after_.rewrites == before.rewrites,
-              after_.of(Store.openSessionTables) == before.of(Store.openSessionTables) &+ rows else { return }
-        keptOpenSession = KeptRead(value: after, writes: after_.of(Store.openSessionTables), rewrites: after_.rewrites)
+        let written = database.writeCounts
+        guard wasKept, written.rewrites == before.rewrites,
+              written.of(Store.openSessionTables) == before.of(Store.openSessionTables) &+ rows else { return }
+        keptOpenSession = KeptRead(value: after, writes: written.of(Store.openSessionTables), rewrites: written.rewrites)
         openSessionIsOnlyOne = true
         // Every row written is accounted for: a session ended before is still as it was.
-        if let ended { keptEndedSession = KeptRead(value: ended, writes: after_.of(Store.openSessionTables), rewrites: after_.rewrites) }
+        if let ended { keptEndedSession = KeptRead(value: ended, writes: written.of(Store.openSessionTables), rewrites: written.rewrites) }
     }
 
     /// Runs `write`, which gives the open session as kept its `end` in one row, and keeps the

@@ -11,7 +11,10 @@ extension Store {
     /// same session edited, finished, its segments in order (by start; an edit shifts them all
     /// alike or makes one).
     func editFinishedSession(_ session: WorkSession, previous: WorkSession) throws {
-        precondition(session.id == previous.id && !session.isOpen && !previous.isOpen, "an edit of one finished session")
+        guard session.id == previous.id, !session.isOpen, !previous.isOpen else {
+            // Not an edit of one finished session: the whole row and every segment written.
+            return try updateSession(session, previous: previous, segmentsChanged: true)
+        }
         var assignments: [String] = []
         var values: [SQLValue] = []
         func set(_ column: String, _ value: SQLValue, changed: Bool) {
