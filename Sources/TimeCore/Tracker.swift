@@ -206,13 +206,14 @@ public final class Tracker {
         guard let open = openSession else { throw TrackerError.idle }
         guard open.isRunning else { return }
         try change {
-            let running = open.segments.last!
-            try store.closeRunningSegment(of: open.id, at: max(now, running.start))
-            try endAwaySpan(at: max(now, running.start))
-            try focusSessionPaused(at: max(now, running.start))
+            // One time for the segment, the away span, the focus phase and the history's sentence.
+            let time = max(now, open.segments.last!.start)
+            try store.closeRunningSegment(of: open.id, at: time)
+            try endAwaySpan(at: time)
+            try focusSessionPaused(at: time)
             openSession = try store.openSession(id: open.id)
             // Said here, as the changeset would say it, without reading the session's project back.
-            describeStep("Paused \(name(open)) at \(clockText(max(now, running.start)))")
+            describeStepWhenWritten { "Paused \(self.name(open)) at \(self.clockText(time))" }
         }
     }
 
@@ -221,11 +222,11 @@ public final class Tracker {
         guard let open = openSession else { throw TrackerError.idle }
         guard !open.isRunning else { return }
         try change {
-            let lastEnd = open.segments.last?.end ?? open.start
-            try store.openSegment(of: open.id, at: max(now, lastEnd))
-            try focusSessionResumed(at: max(now, lastEnd))
+            let time = max(now, open.segments.last?.end ?? open.start)
+            try store.openSegment(of: open.id, at: time)
+            try focusSessionResumed(at: time)
             openSession = try store.openSession(id: open.id)
-            describeStep("Resumed \(name(open)) at \(clockText(max(now, lastEnd)))")
+            describeStepWhenWritten { "Resumed \(self.name(open)) at \(self.clockText(time))" }
         }
     }
 
@@ -249,7 +250,7 @@ public final class Tracker {
         try change {
             let stopped = try complete(open, at: now)
             try focusSessionStopped()
-            describeStep(stoppedSentence(for: stopped))
+            describeStepWhenWritten { self.stoppedSentence(for: stopped) }
         }
         return open.id
     }

@@ -52,6 +52,14 @@ extension Tracker {
     /// "Kept 42 min away in Writing" or "Imported 1,200 sessions from Hamster"; without it the
     /// step is described from the rows it changed. Nothing else is needed to make a change undoable.
     func describeStep(_ sentence: String) {
+        history.givenDescription = { sentence }
+    }
+
+    /// As `describeStep`, the sentence made only when the step is written: for a change the gate
+    /// commits while its slot goes to the disk, that is work the flush hides rather than work
+    /// before it (a Stop's sentence, its clock time and duration, is about 7 µs). `sentence` may
+    /// read only what the change no longer changes (the values it captured, the projects' names).
+    func describeStepWhenWritten(_ sentence: @escaping () -> String) {
         history.givenDescription = sentence
     }
 
@@ -62,13 +70,15 @@ extension Tracker {
         let rowChanged = updated.projectID != original.projectID || updated.start != original.start
             || updated.end != original.end || updated.unrecordedSeconds != original.unrecordedSeconds
         guard rowChanged || updated.note != original.note else { return }
-        describeStep(stepDescription.editedSentence(updated, noteOnly: !rowChanged))
+        describeStepWhenWritten { self.stepDescription.editedSentence(updated, noteOnly: !rowChanged) }
     }
 
     /// Names the step of a start (`stopped`: the session a switch completed) as its changeset would.
     func describeStart(of project: ProjectID, at time: Int64, stopping stopped: WorkSession?) {
-        describeStep(stopped.map { stepDescription.stoppedSentence($0, thenStarted: project) }
-                     ?? stepDescription.startedSentence(project, at: time))
+        describeStepWhenWritten {
+            stopped.map { self.stepDescription.stoppedSentence($0, thenStarted: project) }
+                ?? self.stepDescription.startedSentence(project, at: time)
+        }
     }
 
     var stepDescription: StepDescription {

@@ -70,9 +70,9 @@ final class UndoHistory {
     /// False only when no step can be marked undone (none was undone since the last change
     /// removed them, and that change committed): the change then skips looking for them.
     private var mayHoldUndone = true
-    /// The sentence given by the code making the change (`Tracker.describeStep`); otherwise the
-    /// step is described from its changeset.
-    var givenDescription: String?
+    /// The sentence given by the code making the change (`Tracker.describeStep`), made when the
+    /// step is written; otherwise the step is described from its changeset.
+    var givenDescription: (() -> String)?
 
     init(store: Store) { self.store = store }
 
@@ -108,7 +108,7 @@ final class UndoHistory {
         givenDescription = nil
         let changeset = try recording.changeset()
         guard !changeset.isEmpty else { return nil }
-        let description = try given ?? describe(changeset)
+        let description = try given?() ?? describe(changeset)
         // NULL: SQLite's id, one past the newest step's.
         var stepID = SQLValue.null
         var removedOthers = false
