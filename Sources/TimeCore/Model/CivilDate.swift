@@ -59,6 +59,30 @@ public struct CivilDate: Equatable, Comparable, Hashable, Sendable, CustomString
 
     public var description: String { "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))" }
 
+    /// The date a day's key names ("YYYY-MM-DD", `utcDayKey`), read from its ten bytes in place;
+    /// nil for any other text. The fields are taken as they are written, not checked as a date.
+    init?(dayKey key: String) {
+        var fields = (0, 0, 0), field = 0, length = 0
+        for byte in key.utf8 {
+            length += 1
+            guard length <= 10 else { return nil }
+            if length == 5 || length == 8 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                field += 1
+                continue
+            }
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            let digit = Int(byte) - 48
+            switch field {
+            case 0: fields.0 = fields.0 * 10 + digit
+            case 1: fields.1 = fields.1 * 10 + digit
+            default: fields.2 = fields.2 * 10 + digit
+            }
+        }
+        guard length == 10 else { return nil }
+        self.init(year: fields.0, month: fields.1, day: fields.2)
+    }
+
     /// The UTC month a Unix time falls in, "YYYY-MM": the key of a snapshot chunk.
     static func utcMonthKey(_ time: Int64) -> String {
         String(utcDayKey(time).prefix(7))
