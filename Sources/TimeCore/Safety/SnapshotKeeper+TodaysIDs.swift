@@ -56,6 +56,9 @@ extension SnapshotKeeper {
         let counts = store.database.writeCounts
         let sessionWrites = counts.of(["sessions"])
         if var kept = todaysIDs, kept.holds(store, today: today, dataVersion: version) {
+            // Taken out while it changes, so that an insert does not copy the day's ids first (a
+            // read that fails leaves none kept: the next change reads the day whole).
+            todaysIDs = nil
             for id in store.changedSessionIDs {
                 // The open session (a Pause's, a Resume's, a note's) is known unfinished without a read.
                 kept.set(id, present: store.isKeptOpen(id) ? false : try store.isCompleted(id, inPeriod: today))
