@@ -27,17 +27,27 @@ extension AgentService {
 
     /// Stop, from any caller (the D-Bus method, StopAt with `end`, the timer notification, the
     /// reminder): completes the open session and offers to undo exactly that step for a short while.
+    /// The offer is made after the caller's answer (`showStopNotice`, from `refreshAfterChange`,
+    /// which every caller runs next): the step and the session it reads back are nothing a
+    /// client waits for.
     @discardableResult
     func stopTimer(at end: Int64? = nil) throws -> SessionID {
         let id = try end.map { try tracker.stop(at: $0) } ?? tracker.stop()
-        if let notifier, let step = try? tracker.undoableStep(), let session = try? tracker.session(id: id) {
-            stopNoticeStep = step.id
-            let project = tracker.project(id: session.projectID)?.name ?? ""
-            let active = session.activeSeconds(at: session.end ?? session.start)
-            notifier.showUndoable(summary: "Stopped \(project) · \(Tracker.shortDuration(active))",
-                                  body: tracker.stoppedSentence(for: session) + ".")
-        }
+        if notifier != nil { stopNoticeDue = id }
         return id
+    }
+
+    /// The Undo notification of the Stop just made, if one is due: it names the newest step of
+    /// the history, which nothing can have replaced before the work after the answer runs.
+    func showStopNotice() {
+        guard let id = stopNoticeDue else { return }
+        stopNoticeDue = nil
+        guard let notifier, let step = try? tracker.undoableStep(), let session = try? tracker.session(id: id) else { return }
+        stopNoticeStep = step.id
+        let project = tracker.project(id: session.projectID)?.name ?? ""
+        let active = session.activeSeconds(at: session.end ?? session.start)
+        notifier.showUndoable(summary: "Stopped \(project) · \(Tracker.shortDuration(active))",
+                              body: tracker.stoppedSentence(for: session) + ".")
     }
 
     /// The Stop notification's Undo: undoes that Stop only while it is still the newest step;

@@ -24,6 +24,8 @@ public final class AgentService {
     var tray: AgentTray?
     /// The history step of the Stop whose notification offers Undo (AgentService+Undo).
     var stopNoticeStep: Int64?
+    /// The session of a Stop whose Undo notification is still to be shown, after the answer.
+    var stopNoticeDue: SessionID?
     let sync = AgentSync()
     /// Time's window, opened by the tray's Open Time and the timer notification (`openWindow`).
     let window = WindowLauncher()
@@ -124,6 +126,7 @@ public final class AgentService {
         PathTrace.mark("after: PropertiesChanged")
         scheduleReminder()
         PathTrace.mark("after: reminder timer")
+        showStopNotice()
         updateTimerNotification(status)
         PathTrace.mark("after: timer notification")
         updateAway()
