@@ -135,12 +135,22 @@ public enum SnapshotFormat {
     }
 
     static func chunk(period: String, sessions: [WorkSession]) -> [UInt8] {
+        chunk(period: period, parts: sessions.map { session in
+            var part = ""
+            writeSession(session, to: &part)
+            return part
+        })
+    }
+
+    /// A chunk from its sessions each already written by `writeSession`, in order (a day's
+    /// sessions kept serialised between changes: SnapshotKeeper+KeptDay.swift).
+    static func chunk(period: String, parts: [String]) -> [UInt8] {
         var out = "{\"period\":"
         JSON.writeString(period, to: &out)
         out += ",\"sessions\":["
-        for (index, session) in sessions.enumerated() {
+        for (index, part) in parts.enumerated() {
             if index > 0 { out += "," }
-            writeSession(session, to: &out)
+            out += part
         }
         out += "]}"
         return Array(out.utf8)

@@ -46,6 +46,7 @@ extension SnapshotKeeper {
         inlineCache = nil
         inlineParts = [:]
         todaysIDs = nil
+        keptDay = nil
         needsFullRecord = false
         prepareFiles()
     }

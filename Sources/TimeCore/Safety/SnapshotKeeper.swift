@@ -66,6 +66,10 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// whether the last change found them kept (the marks covered every write since).
     var todaysIDs: TodaysIDs?
     var todaysIDsWereKept = false
+    /// The last day before today whose chunk a change wrote, its sessions serialised
+    /// (SnapshotKeeper+KeptDay.swift), and how often a day's chunk was made from it or read whole.
+    var keptDay: KeptDay?
+    var keptDayReads = (kept: 0, whole: 0)
     /// The payload's parts as the last change read them, with the write counts they were read at.
     var payloadParts: PayloadParts?
     /// The payload's hash, taken up where the last payload's bytes are repeated (what it keeps
@@ -236,12 +240,13 @@ public final class SnapshotKeeper: ChangeRecorder {
             // What a chunk is compared with: the reference it replaces, or in a new tree the old one's.
             let previousTree = state.previousTree
             for day in days.sorted() {
-                let sessions = try sessionsOfDay?[day] ?? store.completedSessions(inPeriod: day, leavingOut: (today, firstInlineID))
+                let (bytes, count) = try dayChunk(day, store, today: today, firstInlineID: firstInlineID,
+                                                  grouped: sessionsOfDay, dataVersion: dataVersion)
                 let replaced = previousTree?.reference(at: day) ?? newTree.reference(at: day)
                 var reference: SnapshotFormat.ChunkReference?
-                if !sessions.isEmpty {
-                    let hash = try writeChunk(SnapshotFormat.chunk(period: day, sessions: sessions), period: day, replacing: replaced, state: state)
-                    reference = SnapshotFormat.ChunkReference(period: day, sha256: hash, sessions: sessions.count)
+                if count > 0 {
+                    let hash = try writeChunk(bytes, period: day, replacing: replaced, state: state)
+                    reference = SnapshotFormat.ChunkReference(period: day, sha256: hash, sessions: count)
                 }
                 state.replacedInTree.append((day, newTree.set(reference, at: day)))
             }
@@ -393,6 +398,7 @@ public final class SnapshotKeeper: ChangeRecorder {
         inlineCache = nil
         inlineParts = [:]
         todaysIDs = nil
+        keptDay = nil
         entries = undone.previousEntries
         needsFullRecord = undone.previousNeedsFullRecord
         prepareFiles()

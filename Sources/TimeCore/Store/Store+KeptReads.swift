@@ -102,6 +102,7 @@ extension Store {
     func forgetKeptReads() {
         keptOpenSession = nil
         keptEndedSession = nil
+        keptEditedSession = nil
         keptAwaySpan = nil
         knownHighWater = [:]
     }

@@ -39,6 +39,10 @@ extension Store {
         try noteSpan(of: session)
         markChanged(previous)
         markChanged(session)
+        // Kept as written, for the snapshot of the change that wrote it (`finishedSession`): its
+        // day's chunk then reads nothing back (SnapshotKeeper+KeptDay.swift).
+        let after = database.writeCounts
+        keptEditedSession = KeptRead(value: session, writes: after.of(Store.openSessionTables), rewrites: after.rewrites)
     }
 
     private func editSegments(of session: WorkSession, from previous: [Segment]) throws {

@@ -66,9 +66,11 @@ extension Store {
         try sessions(where: "id = ?", [.integer(id)]).first
     }
 
-    /// Session `id` as the store holds it: the one a Stop or a switch just ended is kept.
+    /// Session `id` as the store holds it: the one a Stop or a switch just ended, or an edit just
+    /// wrote, is kept.
     func finishedSession(id: SessionID) throws -> WorkSession? {
         if let ended = keptEnded(id) { return ended }
+        if let edited = keptEditedSession, edited.value.id == id, holds(edited, of: Store.openSessionTables) { return edited.value }
         finishedSessionReads += 1
         return try session(id: id)
     }

@@ -20,6 +20,8 @@ public final class Store {
     /// (SnapshotKeeper+TodaysIDs.swift: a count that moved since the last recorded change means a
     /// transaction it did not see).
     private(set) var sessionWritesAtBegin: UInt64 = 0
+    /// The same of sessions and segments together (SnapshotKeeper+KeptDay.swift).
+    private(set) var sessionAndSegmentWritesAtBegin: UInt64 = 0
     /// Reads kept between changes (Store+KeptReads.swift).
     var keptOpenSession: KeptRead<WorkSession?>?
     /// Whether the store held no other open session when the kept one was read (the model has
@@ -30,6 +32,8 @@ public final class Store {
     /// The session a Stop or a switch ended while the open session was followed, as the store
     /// holds it (Store+KeptReads.swift), and how often a finished session was read instead.
     var keptEndedSession: KeptRead<WorkSession>?
+    /// The finished session an edit wrote, as written (Store+SessionEdits.swift).
+    var keptEditedSession: KeptRead<WorkSession>?
     var finishedSessionReads = 0
     /// How often the open session was read from its tables (what `followingOpenSession` spares).
     var openSessionReads = 0
@@ -99,7 +103,9 @@ public final class Store {
     func begin() throws {
         changedDays.removeAll()
         changedSessionIDs.removeAll()
-        sessionWritesAtBegin = database.writeCounts.of(["sessions"])
+        let counts = database.writeCounts
+        sessionWritesAtBegin = counts.of(["sessions"])
+        sessionAndSegmentWritesAtBegin = counts.of(Store.openSessionTables)
         // Prepared once and kept, as every statement of a change (sqlite3_exec parses each time).
         try database.run("BEGIN IMMEDIATE")
     }

@@ -1,0 +1,85 @@
+/// The finished sessions of the last day before today whose chunk a change wrote, each serialised
+/// as the chunk holds it, so that the next change to that day (a person correcting one day session
+/// by session; an EditSession years back) reads and serialises only the sessions it marked rather
+/// than the whole day again. Kept under the rule of today's ids (SnapshotKeeper+TodaysIDs.swift):
+/// brought up to date from a change's marks (`Store.changedSessionIDs`) only when no session or
+/// segment was written since the last recorded change but by this one (the store's count of those
+/// writes when the change began is the one after the last recorded change), nothing was truncated
+/// (`noteRewrite`, which a rolled-back change calls too) and no other connection committed
+/// (`PRAGMA data_version`); read whole otherwise.
+struct KeptDay {
+    var day: String
+    /// Each session's part of the chunk (`SnapshotFormat.writeSession`), by id.
+    var parts: [Int64: String]
+    /// Ascending, as the chunk lists them.
+    var ids: [Int64]
+    /// The store's counts when these parts were last right: rows of sessions and segments written, truncations.
+    var writes: UInt64
+    var rewrites: UInt64
+    var dataVersion: Int64
+
+    static let tables = Store.openSessionTables
+
+    /// Whether these parts were right when the current change began, so that its marks bring them up to date.
+    func holds(_ store: Store, day: String, dataVersion version: Int64) -> Bool {
+        self.day == day && writes == store.sessionAndSegmentWritesAtBegin
+            && rewrites == store.database.writeCounts.rewrites && dataVersion == version
+    }
+}
+
+extension SnapshotKeeper {
+    /// The chunk of `day` and how many sessions it holds: from the sessions grouped by a full
+    /// record, from the kept day (a day before today), or read (today, less its inline sessions).
+    func dayChunk(_ day: String, _ store: Store, today: String, firstInlineID: Int64, grouped: [String: [WorkSession]]?,
+                  dataVersion: Int64) throws -> (bytes: [UInt8], count: Int) {
+        if let grouped {
+            let sessions = grouped[day] ?? []
+            return (SnapshotFormat.chunk(period: day, sessions: sessions), sessions.count)
+        }
+        if day != today {
+            let parts = try chunkParts(of: day, store, dataVersion: dataVersion)
+            return (SnapshotFormat.chunk(period: day, parts: parts), parts.count)
+        }
+        let sessions = try store.completedSessions(inPeriod: day, leavingOut: (today, firstInlineID))
+        return (SnapshotFormat.chunk(period: day, sessions: sessions), sessions.count)
+    }
+
+    /// The parts of the chunk of `day` (not today: its sessions are split with the payload's
+    /// inline list), in the chunk's order: the kept day's brought up to date, or read whole.
+    func chunkParts(of day: String, _ store: Store, dataVersion version: Int64) throws -> [String] {
+        let counts = store.database.writeCounts
+        if var kept = keptDay, kept.holds(store, day: day, dataVersion: version) {
+            // Taken out while it changes: a read that fails leaves none kept.
+            keptDay = nil
+            for id in store.changedSessionIDs {
+                let known = kept.parts[id] != nil
+                if let session = try store.finishedSession(id: id), session.end != nil, CivilDate.utcDayKey(session.start) == day {
+                    var part = ""
+                    SnapshotFormat.writeSession(session, to: &part)
+                    kept.parts[id] = part
+                    if !known { kept.ids.insert(id, at: kept.ids.insertionIndex(of: id)) }
+                } else if known {
+                    kept.parts[id] = nil
+                    kept.ids.remove(at: kept.ids.insertionIndex(of: id))
+                }
+            }
+            kept.writes = counts.of(KeptDay.tables)
+            keptDay = kept
+            keptDayReads.kept += 1
+            return kept.ids.map { kept.parts[$0]! }
+        }
+        keptDayReads.whole += 1
+        let sessions = try store.completedSessions(inPeriod: day)
+        var parts: [Int64: String] = [:]
+        parts.reserveCapacity(sessions.count)
+        let list = sessions.map { session -> String in
+            var part = ""
+            SnapshotFormat.writeSession(session, to: &part)
+            parts[session.id] = part
+            return part
+        }
+        keptDay = KeptDay(day: day, parts: parts, ids: sessions.map(\.id), writes: counts.of(KeptDay.tables),
+                          rewrites: counts.rewrites, dataVersion: version)
+        return list
+    }
+}
