@@ -70,6 +70,31 @@ final class KeptDayTests: KeeperTestCase {
         XCTAssertGreaterThan(keeper.keptDayReads.kept, 10)
     }
 
+    /// Today's changes between two edits of the day (the bench's round: a start, a Pause, a
+    /// Resume, a note, a switch, a Stop) keep it in step, so that the second edit finds it kept.
+    func testChangesToTodayKeepTheDayInStep() throws {
+        let first = try add(0)
+        try tracker.editSession(id: first, changes: SessionChanges(duration: "30m"))
+        let whole = keeper.keptDayReads.whole, reads = tracker.store.finishedSessionReads
+        for round in 0..<3 {
+            clock.time += 60
+            _ = try tracker.startProject("Writing")
+            clock.time += 60
+            try tracker.pause()
+            clock.time += 60
+            try tracker.resume()
+            try tracker.addNote("round \(round)")
+            clock.time += 60
+            _ = try tracker.startProject("Reading")
+            clock.time += 60
+            _ = try tracker.stop()
+            try tracker.editSession(id: first, changes: SessionChanges(duration: round % 2 == 0 ? "25m" : "26m"))
+            try check("round \(round)")
+        }
+        XCTAssertEqual(keeper.keptDayReads.whole, whole, "an edit after today's changes read the day whole")
+        XCTAssertEqual(tracker.store.finishedSessionReads, reads, "a session was read back to keep the day in step")
+    }
+
     /// A session or a segment written in a transaction the keeper never recorded (SQL outside the
     /// change gate, marking nothing) must not leave the kept parts behind.
     func testAWriteOutsideARecordedChangeMakesTheDayBeReadWhole() throws {

@@ -44,27 +44,36 @@ extension SnapshotKeeper {
         return (SnapshotFormat.chunk(period: day, sessions: sessions), sessions.count)
     }
 
-    /// The parts of the chunk of `day` (not today: its sessions are split with the payload's
-    /// inline list), in the chunk's order: the kept day's brought up to date, or read whole.
-    func chunkParts(of day: String, _ store: Store, dataVersion version: Int64) throws -> [String] {
-        let counts = store.database.writeCounts
-        if var kept = keptDay, kept.holds(store, day: day, dataVersion: version) {
-            // Taken out while it changes: a read that fails leaves none kept.
-            keptDay = nil
-            for id in store.changedSessionIDs {
-                let known = kept.parts[id] != nil
-                if let session = try store.finishedSession(id: id), session.end != nil, CivilDate.utcDayKey(session.start) == day {
-                    var part = ""
-                    SnapshotFormat.writeSession(session, to: &part)
-                    kept.parts[id] = part
-                    if !known { kept.ids.insert(id, at: kept.ids.insertionIndex(of: id)) }
-                } else if known {
-                    kept.parts[id] = nil
-                    kept.ids.remove(at: kept.ids.insertionIndex(of: id))
-                }
+    /// At every recorded change: the kept day brought up to date from the change's marks, so
+    /// that a change to another day (today's Pause, Stop or switch) leaves it kept for the next
+    /// change to it; dropped when it no longer holds. Nothing is read but a marked session that
+    /// the store does not keep (a Stop's or an edit's is kept: Store+KeptReads.swift).
+    func keepDayInStep(_ store: Store, dataVersion version: Int64) throws {
+        guard var kept = keptDay else { return }
+        // Taken out while it changes: a read that fails leaves none kept.
+        keptDay = nil
+        guard kept.holds(store, day: kept.day, dataVersion: version) else { return }
+        for id in store.changedSessionIDs {
+            let known = kept.parts[id] != nil
+            if let session = try store.finishedSession(id: id), session.end != nil, CivilDate.utcDayKey(session.start) == kept.day {
+                var part = ""
+                SnapshotFormat.writeSession(session, to: &part)
+                kept.parts[id] = part
+                if !known { kept.ids.insert(id, at: kept.ids.insertionIndex(of: id)) }
+            } else if known {
+                kept.parts[id] = nil
+                kept.ids.remove(at: kept.ids.insertionIndex(of: id))
             }
-            kept.writes = counts.of(KeptDay.tables)
-            keptDay = kept
+        }
+        kept.writes = store.database.writeCounts.of(KeptDay.tables)
+        keptDay = kept
+    }
+
+    /// The parts of the chunk of `day` (not today: its sessions are split with the payload's
+    /// inline list), in the chunk's order: the kept day's (`keepDayInStep` brought it up to date
+    /// at this change), or read whole, to be kept.
+    func chunkParts(of day: String, _ store: Store, dataVersion version: Int64) throws -> [String] {
+        if let kept = keptDay, kept.day == day {
             keptDayReads.kept += 1
             return kept.ids.map { kept.parts[$0]! }
         }
@@ -78,6 +87,7 @@ extension SnapshotKeeper {
             parts[session.id] = part
             return part
         }
+        let counts = store.database.writeCounts
         keptDay = KeptDay(day: day, parts: parts, ids: sessions.map(\.id), writes: counts.of(KeptDay.tables),
                           rewrites: counts.rewrites, dataVersion: version)
         return list

@@ -224,6 +224,7 @@ public final class SnapshotKeeper: ChangeRecorder {
             var newTree = ChunkTree()
             swap(&newTree, &tree)
             defer { tree = newTree }
+            if needsFullRecord { keptDay = nil } else { try keepDayInStep(store, dataVersion: dataVersion) }
             if needsFullRecord {
                 // Everything anew: at the first change after start without a matching snapshot.
                 var grouped: [String: [WorkSession]] = [:]
