@@ -1,4 +1,4 @@
-/// The finished sessions of the last day before today whose chunk a change wrote, each serialised
+/// The finished sessions of the last day other than today whose chunk a change wrote, each serialised
 /// as the chunk holds it, so that the next change to that day (a person correcting one day session
 /// by session; an EditSession years back) reads and serialises only the sessions it marked rather
 /// than the whole day again. Kept under the rule of today's ids (SnapshotKeeper+TodaysIDs.swift):
@@ -19,6 +19,8 @@ struct KeptDay {
     var dataVersion: Int64
 
     static let tables = Store.openSessionTables
+    /// The most sessions a change may mark for the kept day to follow them.
+    static let marksFollowed = 64
 
     /// Whether these parts were right when the current change began, so that its marks bring them up to date.
     func holds(_ store: Store, day: String, dataVersion version: Int64) -> Bool {
@@ -29,7 +31,7 @@ struct KeptDay {
 
 extension SnapshotKeeper {
     /// The chunk of `day` and how many sessions it holds: from the sessions grouped by a full
-    /// record, from the kept day (a day before today), or read (today, less its inline sessions).
+    /// record, from the kept day (any day but today), or read (today, less its inline sessions).
     func dayChunk(_ day: String, _ store: Store, today: String, firstInlineID: Int64, grouped: [String: [WorkSession]]?,
                   dataVersion: Int64) throws -> (bytes: [UInt8], count: Int) {
         if let grouped {
@@ -52,7 +54,10 @@ extension SnapshotKeeper {
         guard var kept = keptDay else { return }
         // Taken out while it changes: a read that fails leaves none kept.
         keptDay = nil
-        guard kept.holds(store, day: kept.day, dataVersion: version) else { return }
+        // A change of many sessions (an import, a merge) has its days read whole: following
+        // each of its sessions one by one would cost more than that.
+        guard kept.holds(store, day: kept.day, dataVersion: version),
+              store.changedSessionIDs.count <= KeptDay.marksFollowed else { return }
         for id in store.changedSessionIDs {
             let known = kept.parts[id] != nil
             if let session = try store.finishedSession(id: id), session.end != nil, CivilDate.utcDayKey(session.start) == kept.day {

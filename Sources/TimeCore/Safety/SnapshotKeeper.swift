@@ -66,7 +66,7 @@ public final class SnapshotKeeper: ChangeRecorder {
     /// whether the last change found them kept (the marks covered every write since).
     var todaysIDs: TodaysIDs?
     var todaysIDsWereKept = false
-    /// The last day before today whose chunk a change wrote, its sessions serialised
+    /// The last day other than today whose chunk a change wrote, its sessions serialised
     /// (SnapshotKeeper+KeptDay.swift), and how often a day's chunk was made from it or read whole.
     var keptDay: KeptDay?
     var keptDayReads = (kept: 0, whole: 0)
