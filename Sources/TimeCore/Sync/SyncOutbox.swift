@@ -52,7 +52,8 @@ final class SyncGate: ChangeRecorder {
         do {
             try engine?.stageLocalRecords()
             if let inner {
-                try inner.recordState(of: store, changedDays: changedDays, meanwhile: meanwhile)
+                // Staging may mark sessions it gave a new global id (SyncPublisher.resurrect).
+                try inner.recordState(of: store, changedDays: changedDays.union(store.changedDays), meanwhile: meanwhile)
             } else {
                 try meanwhile()
             }

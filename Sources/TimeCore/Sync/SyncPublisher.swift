@@ -108,6 +108,9 @@ struct SyncPublisher {
                 else { continue }
                 let fresh = SyncRecord.newID()
                 try store.database.run("UPDATE \(table) SET gid = ? WHERE id = ?", .text(fresh), .integer(row))
+                // A session's chunk holds its global id: its day is written again with this
+                // change, and a day the keeper keeps serialised takes the new id in.
+                if kind == .session, let session = try store.session(id: row) { store.markChanged(session) }
                 noted[kind]?[gid] = nil
                 noted[kind, default: [:]][fresh] = [SyncStore.inserted]
             }
