@@ -32,6 +32,14 @@ final class KeptDayTests: KeeperTestCase {
         try tracker.addSession(project: project, start: dayStart + offset, duration: duration, note: "")
     }
 
+    /// Two sessions on the day, an hour apart, the one at `index` edited so that the day is kept.
+    private func twoSessionsKept(editing index: Int) throws -> (SessionID, SessionID) {
+        let ids = [try add(0), try add(3600)]
+        try tracker.editSession(id: ids[index], changes: SessionChanges(duration: "30m"))
+        try check("kept")
+        return (ids[0], ids[1])
+    }
+
     func testTheKeptDayFollowsEveryChangeToItsSessions() throws {
         let first = try add(0)
         let second = try add(3600)
@@ -119,10 +127,7 @@ final class KeptDayTests: KeeperTestCase {
     /// A session or a segment written in a transaction the keeper never recorded (SQL outside the
     /// change gate, marking nothing) must not leave the kept parts behind.
     func testAWriteOutsideARecordedChangeMakesTheDayBeReadWhole() throws {
-        let first = try add(0)
-        let second = try add(3600)
-        try tracker.editSession(id: second, changes: SessionChanges(duration: "30m"))
-        try check("kept")
+        let (first, second) = try twoSessionsKept(editing: 1)
         try tracker.store.database.run("UPDATE segments SET end = end - 60 WHERE session_id = ?", .integer(first))
         try tracker.store.database.run("UPDATE sessions SET end = end - 60 WHERE id = ?", .integer(first))
         let whole = keeper.keptDayReads.whole
@@ -134,10 +139,7 @@ final class KeptDayTests: KeeperTestCase {
     /// A change refused after its chunks were made (its slot cannot be written) leaves the kept
     /// day as it was before it: the next change reads the day whole and records the store's state.
     func testARefusedChangeLeavesNothingKeptOfIt() throws {
-        let first = try add(0)
-        let second = try add(3600)
-        try tracker.editSession(id: first, changes: SessionChanges(duration: "30m"))
-        try check("kept")
+        let (first, second) = try twoSessionsKept(editing: 0)
         Files.injectedWriteFailure = ENOSPC
         XCTAssertThrowsError(try tracker.editSession(id: first, changes: SessionChanges(duration: "40m")))
         Files.injectedWriteFailure = nil
