@@ -135,11 +135,14 @@ public enum SnapshotFormat {
     }
 
     static func chunk(period: String, sessions: [WorkSession]) -> [UInt8] {
-        chunk(period: period, parts: sessions.map { session in
-            var part = ""
-            writeSession(session, to: &part)
-            return part
-        })
+        chunk(period: period, parts: sessions.map(sessionPart))
+    }
+
+    /// One session as a chunk or the inline list holds it (`writeSession` into a string of its own).
+    static func sessionPart(_ session: WorkSession) -> String {
+        var part = ""
+        writeSession(session, to: &part)
+        return part
     }
 
     /// A chunk from its sessions each already written by `writeSession`, in order (a day's

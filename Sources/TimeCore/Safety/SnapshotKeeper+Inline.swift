@@ -25,7 +25,7 @@ extension SnapshotKeeper {
                 guard let session = try store.finishedSession(id: id), session.end != nil,
                       CivilDate.utcDayKey(session.start) == today
                 else { complete = false; break }
-                parts[id] = SnapshotKeeper.serialized(session)
+                parts[id] = SnapshotFormat.sessionPart(session)
             }
             if complete {
                 inlineParts = parts
@@ -35,7 +35,7 @@ extension SnapshotKeeper {
             }
         }
         let sessions = try store.completedSessions(ofDay: today, fromID: firstID)
-        inlineParts = Dictionary(sessions.map { ($0.id, SnapshotKeeper.serialized($0)) }, uniquingKeysWith: { first, _ in first })
+        inlineParts = Dictionary(sessions.map { ($0.id, SnapshotFormat.sessionPart($0)) }, uniquingKeysWith: { first, _ in first })
         inlineListIDs = sessions.map(\.id)
         return SnapshotFormat.sessionList(sessions)
     }
@@ -65,11 +65,5 @@ extension SnapshotKeeper {
             text += part
         }
         return text.isEmpty ? "" : text + "]"
-    }
-
-    private static func serialized(_ session: WorkSession) -> String {
-        var json = ""
-        SnapshotFormat.writeSession(session, to: &json)
-        return json
     }
 }

@@ -61,9 +61,7 @@ extension SnapshotKeeper {
         for id in store.changedSessionIDs {
             let known = kept.parts[id] != nil
             if let session = try store.finishedSession(id: id), session.end != nil, CivilDate.utcDayKey(session.start) == kept.day {
-                var part = ""
-                SnapshotFormat.writeSession(session, to: &part)
-                kept.parts[id] = part
+                kept.parts[id] = SnapshotFormat.sessionPart(session)
                 if !known { kept.ids.insert(id, at: kept.ids.insertionIndex(of: id)) }
             } else if known {
                 kept.parts[id] = nil
@@ -87,8 +85,7 @@ extension SnapshotKeeper {
         var parts: [Int64: String] = [:]
         parts.reserveCapacity(sessions.count)
         let list = sessions.map { session -> String in
-            var part = ""
-            SnapshotFormat.writeSession(session, to: &part)
+            let part = SnapshotFormat.sessionPart(session)
             parts[session.id] = part
             return part
         }
