@@ -20,6 +20,11 @@
  *                      (looked up with dlsym by time-bench, for its "flushes per change" rows).
  *   TIME_CRASH_SKIP_FLUSH  a planted fault for the tests that expect a failure: fsync and
  *                      fdatasync of files whose path contains this text do nothing.
+ *   TIME_CRASH_DISK_FAILS  a failing disk, for the tests of what a refused change leaves: while
+ *                      the file it names exists, fsync and fdatasync of files whose path contains
+ *                      TIME_CRASH_FAIL_FLUSH fail with EIO; once one has, every write to a file
+ *                      whose path contains TIME_CRASH_FAIL_WRITES fails with EIO too (as a disk
+ *                      that went bad between two calls), until that file is removed.
  * sendfile into a recorded file fails with ENOSYS, so that the caller copies with write().
  */
 #define _GNU_SOURCE
@@ -45,6 +50,8 @@ static int log_fd = -1;
 static const char *root;
 static size_t root_length;
 static const char *skip_flush;
+static const char *disk_fails, *fail_flush, *fail_writes;
+static int flush_failed;
 static int ready;
 
 static unsigned long flush_count;
@@ -71,6 +78,10 @@ static void setup(void) {
     const char *log = getenv("TIME_CRASH_LOG");
     skip_flush = getenv("TIME_CRASH_SKIP_FLUSH");
     if (skip_flush && !*skip_flush) skip_flush = NULL;
+    disk_fails = getenv("TIME_CRASH_DISK_FAILS");
+    fail_flush = getenv("TIME_CRASH_FAIL_FLUSH");
+    fail_writes = getenv("TIME_CRASH_FAIL_WRITES");
+    if (!disk_fails || !*disk_fails || !fail_flush || !*fail_flush) disk_fails = NULL;
     if (!root || !*root) { root = NULL; return; }
     root_length = strlen(root);
     if (!log || !*log) return;   /* counting only */
@@ -116,6 +127,22 @@ static long long inode_of_path(const char *path) {
 }
 
 static int tracked(int fd) { return fd >= 0 && fd < MAX_FDS && paths[fd] != NULL; }
+
+/* TIME_CRASH_DISK_FAILS: whether the failing disk is switched on (its file exists). */
+static int disk_failing(void) {
+    if (!disk_fails) return 0;
+    struct stat info;
+    if (stat(disk_fails, &info) == 0) return 1;
+    flush_failed = 0;
+    return 0;
+}
+
+/* A write to `fd` that the failing disk refuses (errno set). */
+static int write_refused(int fd) {
+    if (!flush_failed || !fail_writes || !*fail_writes || !strstr(paths[fd], fail_writes) || !disk_failing()) return 0;
+    errno = EIO;
+    return 1;
+}
 
 static void record_write(int fd, const void *buffer, ssize_t count, off_t offset) {
     if (count <= 0 || log_fd < 0) return;
@@ -187,6 +214,7 @@ int close(int fd) {
 
 ssize_t write(int fd, const void *buffer, size_t count) {
     if (!tracked(fd)) return raw_write(fd, buffer, count);
+    if (write_refused(fd)) return -1;
     pthread_mutex_lock(&lock);
     ssize_t n = raw_write(fd, buffer, count);
     if (n > 0) record_write(fd, buffer, n, lseek(fd, 0, SEEK_CUR) - n);
@@ -197,6 +225,7 @@ ssize_t write(int fd, const void *buffer, size_t count) {
 ssize_t pwrite(int fd, const void *buffer, size_t count, off_t offset) {
     REAL(pwrite, ssize_t, int, const void *, size_t, off_t);
     if (!tracked(fd)) return real_pwrite(fd, buffer, count, offset);
+    if (write_refused(fd)) return -1;
     pthread_mutex_lock(&lock);
     ssize_t n = real_pwrite(fd, buffer, count, offset);
     record_write(fd, buffer, n, offset);
@@ -207,6 +236,7 @@ ssize_t pwrite(int fd, const void *buffer, size_t count, off_t offset) {
 ssize_t pwrite64(int fd, const void *buffer, size_t count, off64_t offset) {
     REAL(pwrite64, ssize_t, int, const void *, size_t, off64_t);
     if (!tracked(fd)) return real_pwrite64(fd, buffer, count, offset);
+    if (write_refused(fd)) return -1;
     pthread_mutex_lock(&lock);
     ssize_t n = real_pwrite64(fd, buffer, count, offset);
     record_write(fd, buffer, n, (off_t)offset);
@@ -240,6 +270,11 @@ static int flushed(int fd, int (*real)(int)) {
     struct stat info;
     int folder = fstat(fd, &info) == 0 && S_ISDIR(info.st_mode);
     if (!folder && skip_flush && strstr(paths[fd], skip_flush)) return 0;   /* the planted fault */
+    if (!folder && disk_fails && strstr(paths[fd], fail_flush) && disk_failing()) {
+        flush_failed = 1;
+        errno = EIO;
+        return -1;
+    }
     pthread_mutex_lock(&lock);
     int result = real(fd);
     if (result == 0) {
