@@ -42,7 +42,19 @@ extension AgentService {
     func showStopNotice() {
         guard let id = stopNoticeDue else { return }
         stopNoticeDue = nil
-        guard let notifier, let step = try? tracker.undoableStep(), let session = try? tracker.session(id: id) else { return }
+        guard let notifier else { return }
+        let step: HistoryStep, session: WorkSession
+        do {
+            guard let newest = try tracker.undoableStep() else {
+                Log.warning("no Undo notification for the Stop: the history holds no step to undo")
+                return
+            }
+            step = newest
+            session = try tracker.session(id: id)
+        } catch {
+            Log.warning("no Undo notification for the Stop: \(error)")
+            return
+        }
         stopNoticeStep = step.id
         let project = tracker.project(id: session.projectID)?.name ?? ""
         let active = session.activeSeconds(at: session.end ?? session.start)
