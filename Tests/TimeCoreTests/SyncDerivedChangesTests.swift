@@ -218,4 +218,46 @@ final class SyncDerivedChangesTests: SyncTestCase {
         XCTAssertTrue(assertTrackerError("NothingToUndo", try a.tracker.undo()).contains("was changed since"))
         XCTAssertEqual(try session(a, note: "S").note, "S, noted on b")
     }
+
+    /// The same undo while the merged state is rebuilt from the folder (its file was lost):
+    /// nothing is published meanwhile, so the session is inserted again under its old global id.
+    /// The start's publish after the rebuild, one change of the gate (SyncEngine.finishStart),
+    /// gives it a new one; that change's snapshot holds the new id, as the store does
+    /// (SyncPublisher.resurrect marks the session, whose day the keeper writes again), and the
+    /// other device gets the session. (Published outside the gate, it kept the deleted id: the
+    /// other device never showed it.)
+    func testADeleteUndoneWhileTheMergedStateIsRebuiltComesBackUnderANewIDInTheSnapshotToo() throws {
+        let deviceID = SyncRecord.newID()
+        var a: DataHome? = try home("a")
+        var engine: SyncEngine? = try SyncEngine(tracker: a!.tracker, folder: folder, device: deviceID, deviceName: "a", wallMilliseconds: wall)
+        let project = try a!.tracker.createProject(name: "Client A", color: "", category: "")
+        _ = try a!.tracker.addSession(project: project, start: utc(2026, 5, 30, 9), duration: "1h", note: "S")
+        try engine!.merge(wallMilliseconds: wall)
+        let oldID = try XCTUnwrap(a!.tracker.store.allSessions().first).globalID
+        clock.advance(10)
+        try a!.tracker.deleteSession(id: try XCTUnwrap(a!.tracker.store.allSessions().first).id)
+        try engine!.merge(wallMilliseconds: wall)
+        try engine!.stop()
+        (engine, a) = (nil, nil)
+        for suffix in ["", "-wal", "-shm"] { Files.remove(directory + "/a/time-sync.sqlite" + suffix) }
+
+        a = try home("a")
+        engine = try SyncEngine(tracker: a!.tracker, folder: folder, device: deviceID, deviceName: "a", wallMilliseconds: wall,
+                                deferringWork: true, batchLimit: 1)
+        XCTAssertNotNil(engine!.rebuilding, "the merged state's file is gone: it is rebuilt from the folder")
+        clock.advance(10)
+        try a!.tracker.undo()
+        XCTAssertEqual(try a!.tracker.store.allSessions().map(\.globalID), [oldID], "not published while the merged state is rebuilt")
+        while try engine!.step(wallMilliseconds: wall) {}
+        let back = try XCTUnwrap(a!.tracker.store.allSessions().first)
+        XCTAssertNotEqual(back.globalID, oldID, "a delete wins for good: the session comes back as a new one")
+        let newest = try XCTUnwrap(a!.keeper?.entries.last)
+        XCTAssertEqual(try a!.keeper?.state(of: newest).differences(from: DataState(store: a!.tracker.store)), [])
+        try engine!.flushLog()
+        let b = try device("b")
+        try b.engine.merge(wallMilliseconds: wall)
+        XCTAssertEqual(try b.tracker.store.allSessions().map(\.globalID), [back.globalID], "the other device has the session back")
+        XCTAssertEqual(try b.tracker.store.allSessions().map(\.note), ["S"])
+        try engine!.stop()
+    }
 }

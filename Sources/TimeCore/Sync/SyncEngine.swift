@@ -87,6 +87,12 @@ public final class SyncEngine {
             }
         }
         self.deviceName = deviceName
+        // From here every change publishes inside the gate; the slot carries the outbox. (The
+        // start's own publish of what was noted is one such change: `finishStart`.)
+        let gate = SyncGate(inner: tracker.recorder, engine: self)
+        tracker.recorder = gate
+        keeper?.slotAttachment = { [weak self] in self?.outboxAttachment() ?? [] }
+        keeper?.slotAttachmentPending = { [weak self] in self?.stagedLines.isEmpty == false }
         if rebuilding == nil {
             let own = reader.readNew(device: device).records
             takeSkipped()  // written by a newer version of this device (Time was downgraded)
@@ -97,11 +103,6 @@ public final class SyncEngine {
             alreadyHeld = replica.recordCount - replica.appliedCount(of: device)
             try finishStart(wallMilliseconds: wallMilliseconds)
         }
-        // From here every change publishes inside the gate; the slot carries the outbox.
-        let gate = SyncGate(inner: tracker.recorder, engine: self)
-        tracker.recorder = gate
-        keeper?.slotAttachment = { [weak self] in self?.outboxAttachment() ?? [] }
-        keeper?.slotAttachmentPending = { [weak self] in self?.stagedLines.isEmpty == false }
         // Everything is compared with the store when sync is enabled (changes made while it was
         // off were not noted), in batches, from where a run stopped by a crash had got to; when
         // it resumes after a restart, what the store noted is enough.
@@ -123,14 +124,19 @@ public final class SyncEngine {
     /// What a start does once the merged state holds this device's own records and those the
     /// store already holds of the others: the clock moves past them, the device's name is
     /// published if it changed, and what the store noted and was not published (a crash before
-    /// its change's records were stamped) is published, outside the gate.
+    /// its change's records were stamped; changes made while the merged state was rebuilt) is
+    /// published in one change of the gate. Only there can a record inserted again under an id
+    /// the merged state holds as deleted (an undo of a delete) take a new one, which rewrites its
+    /// row (SyncPublisher.resurrect): published outside, it kept the deleted id, and every other
+    /// device dropped it (a delete wins for good) while this one kept it.
     func finishStart(wallMilliseconds: Int64) throws {
         if let newest = replica.newest { writer.observe(newest) }
         if replica.entity(.device, device)?["name"]?.stringValue != deviceName {
             try append([SyncDraft(kind: .device, id: device, operation: replica.entity(.device, device) == nil ? .create : .set,
                                   fields: ["name": .string(deviceName)])], wallMilliseconds: wallMilliseconds)
         }
-        try publish(wallMilliseconds: wallMilliseconds)
+        guard try tracker.store.database.queryFirst("SELECT 1 FROM sync_dirty LIMIT 1", row: { $0.int(0) }) != nil else { return }
+        try tracker.change(recordingStep: false) {}
     }
 
     /// Records (or, publishing, sessions) per change when enabling and merging, unless the caller
