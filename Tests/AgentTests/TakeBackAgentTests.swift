@@ -41,7 +41,7 @@ final class TakeBackAgentTests: XCTestCase {
         let before = try observed()
         let sessions = try agent.sessions().map { $0.filter { $0.key != "active" } }
 
-        FileManager.default.createFile(atPath: diskFails, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: diskFails, contents: nil), "the failing disk switched on")
         let message = assertBusError(ContractError.storageFailure, "a Pause the disk did not confirm") { try agent.call("Pause") } ?? ""
         XCTAssertFalse(message.contains("Editing is locked"), message)
         XCTAssertEqual(try observed(), before, "the Pause was taken back")
@@ -62,7 +62,7 @@ final class TakeBackAgentTests: XCTestCase {
         let (agent, open) = try agentOnAFailingDisk(walWritesFail: true)
         defer { agent.tearDown() }
 
-        FileManager.default.createFile(atPath: diskFails, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: diskFails, contents: nil), "the failing disk switched on")
         let message = assertBusError(ContractError.storageFailure, "a Pause the disk did not confirm and that could not be taken back") {
             try agent.call("Pause")
         } ?? ""
