@@ -260,4 +260,33 @@ final class SyncDerivedChangesTests: SyncTestCase {
         XCTAssertEqual(try b.tracker.store.allSessions().map(\.note), ["S"])
         try engine!.stop()
     }
+
+    /// The start publishes what was noted in a change of the gate; when that change is refused
+    /// (editing is locked), sync does not start, and the tracker is left without the gate of an
+    /// engine that is gone: its next change is recorded as without sync, the note still waiting.
+    func testAStartWhosePublishIsRefusedLeavesTheTrackerAsItWas() throws {
+        let deviceID = SyncRecord.newID()
+        var a: DataHome? = try home("a")
+        var engine: SyncEngine? = try SyncEngine(tracker: a!.tracker, folder: folder, device: deviceID, deviceName: "a", wallMilliseconds: wall)
+        let project = try a!.tracker.createProject(name: "Client A", color: "", category: "")
+        try engine!.stop()
+        (engine, a) = (nil, nil)
+        a = try home("a")
+        let tracker = a!.tracker
+        // Noted and not published (as after a crash before its change's records were stamped).
+        try tracker.store.database.run("INSERT INTO sync_dirty(kind, gid, field) VALUES('project', ?, 'name')",
+                                       .text(try XCTUnwrap(tracker.project(id: project)).globalID))
+        tracker.readOnlyReason = "locked for the test"
+        XCTAssertThrowsError(try SyncEngine(tracker: tracker, folder: folder, device: deviceID, deviceName: "a", wallMilliseconds: wall)) {
+            XCTAssertEqual(($0 as? TrackerError)?.name, "ReadOnly")
+        }
+        XCTAssertFalse(tracker.recorder is SyncGate, "no gate is left of the engine that did not start")
+        XCTAssertTrue(tracker.recorder === a!.keeper)
+        tracker.readOnlyReason = nil
+        try tracker.addCategory("After")
+        let newest = try XCTUnwrap(a!.keeper?.entries.last)
+        XCTAssertEqual(try a!.keeper?.state(of: newest).differences(from: DataState(store: tracker.store)), [])
+        XCTAssertEqual(try tracker.store.database.queryFirst("SELECT count(*) FROM sync_dirty WHERE kind = 'project'") { $0.int(0) }, 1,
+                       "the note waits for the next start")
+    }
 }

@@ -93,27 +93,35 @@ public final class SyncEngine {
         tracker.recorder = gate
         keeper?.slotAttachment = { [weak self] in self?.outboxAttachment() ?? [] }
         keeper?.slotAttachmentPending = { [weak self] in self?.stagedLines.isEmpty == false }
-        if rebuilding == nil {
-            let own = reader.readNew(device: device).records
-            takeSkipped()  // written by a newer version of this device (Time was downgraded)
-            replica.apply(own)
-            readAtStart = own.count
-            // The store holds every record of the merged state it kept: what follows is new, and
-            // the merge's batches read it.
-            alreadyHeld = replica.recordCount - replica.appliedCount(of: device)
-            try finishStart(wallMilliseconds: wallMilliseconds)
+        do {
+            if rebuilding == nil {
+                let own = reader.readNew(device: device).records
+                takeSkipped()  // written by a newer version of this device (Time was downgraded)
+                replica.apply(own)
+                readAtStart = own.count
+                // The store holds every record of the merged state it kept: what follows is new, and
+                // the merge's batches read it.
+                alreadyHeld = replica.recordCount - replica.appliedCount(of: device)
+                try finishStart(wallMilliseconds: wallMilliseconds)
+            }
+            // Everything is compared with the store when sync is enabled (changes made while it was
+            // off were not noted), in batches, from where a run stopped by a crash had got to; when
+            // it resumes after a restart, what the store noted is enough.
+            if try tracker.store.meta(SyncEngine.publishedKey) != layout.root + " " + device {
+                publishing = SyncPublishing.load(tracker.store, root: layout.root, device: device) ?? SyncPublishing()
+            } else if try tracker.store.meta(SyncEngine.plansPublishedKey) != layout.root + " " + device {
+                plansPending = true  // published before rates, targets and the shared settings travelled
+            }
+            moreToMerge = true
+            guard !deferringWork else { return }
+            while try step(wallMilliseconds: wallMilliseconds) {}
+        } catch {
+            // A start that fails leaves the tracker as it found it (no gate of an engine that is gone).
+            if let installed = tracker.recorder as? SyncGate, installed === gate { tracker.recorder = gate.inner }
+            keeper?.slotAttachment = nil
+            keeper?.slotAttachmentPending = nil
+            throw error
         }
-        // Everything is compared with the store when sync is enabled (changes made while it was
-        // off were not noted), in batches, from where a run stopped by a crash had got to; when
-        // it resumes after a restart, what the store noted is enough.
-        if try tracker.store.meta(SyncEngine.publishedKey) != layout.root + " " + device {
-            publishing = SyncPublishing.load(tracker.store, root: layout.root, device: device) ?? SyncPublishing()
-        } else if try tracker.store.meta(SyncEngine.plansPublishedKey) != layout.root + " " + device {
-            plansPending = true  // published before rates, targets and the shared settings travelled
-        }
-        moreToMerge = true
-        guard !deferringWork else { return }
-        while try step(wallMilliseconds: wallMilliseconds) {}
     }
 
     /// The name this device publishes for itself.
