@@ -23,8 +23,8 @@ struct KeptDay {
     static let marksFollowed = 64
 
     /// Whether these parts were right when the current change began, so that its marks bring them up to date.
-    func holds(_ store: Store, day: String, dataVersion version: Int64) -> Bool {
-        self.day == day && writes == store.sessionAndSegmentWritesAtBegin
+    func holds(_ store: Store, dataVersion version: Int64) -> Bool {
+        writes == store.sessionAndSegmentWritesAtBegin
             && rewrites == store.database.writeCounts.rewrites && dataVersion == version
     }
 }
@@ -56,7 +56,7 @@ extension SnapshotKeeper {
         keptDay = nil
         // A change of many sessions (an import, a merge) has its days read whole: following
         // each of its sessions one by one would cost more than that.
-        guard kept.holds(store, day: kept.day, dataVersion: version),
+        guard kept.holds(store, dataVersion: version),
               store.changedSessionIDs.count <= KeptDay.marksFollowed else { return }
         for id in store.changedSessionIDs {
             let known = kept.parts[id] != nil
